@@ -1,0 +1,36 @@
+#!/usr/bin/env node
+/**
+ * `genv`: the one place that parses arguments, prints and exits. Each command lives in
+ * cli/commands/<name>.ts as `register(program)` plus a pure `run…` that returns or throws CLIError.
+ */
+import { Command, CommanderError } from "commander";
+import { CLIError } from "./errors";
+
+export function buildProgram(): Command {
+  const program = new Command("genv")
+    .description("Gemini Environments as code: local emulator, hooks tooling and demo")
+    .showHelpAfterError()
+    .exitOverride();
+  return program;
+}
+
+async function main(argv: string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      process.exitCode = error.exitCode;
+      return;
+    }
+    if (error instanceof CLIError) {
+      process.stderr.write(`genv: ${error.message}\n`);
+      process.exitCode = error.exitCode;
+      return;
+    }
+    throw error;
+  }
+}
+
+if (require.main === module) {
+  void main(process.argv);
+}

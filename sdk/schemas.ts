@@ -1,0 +1,241 @@
+/**
+ * Wire shapes of the Environments API: the single source of truth for every request and response.
+ *
+ * Field names are the API's (snake_case); int64 values stay decimal strings as on the wire. Request
+ * schemas are strict (an unknown field is an error naming it) and carry the API's semantic rules
+ * (a target may not escape the environment root, base64 must decode, …) so that the client, the
+ * provider's `check` and the emulator reject the same inputs with the same words.
+ */
+import { z } from "zod";
+
+// ---------------------------------------------------------------------------------------------
+// Paths inside an environment
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Why a target path is unusable, or undefined when it is a clean relative path such as
+ * `workspace/src/main.py`. One place, so that every layer words it the same way.
+ */
+export function targetPathProblem(target: string): string | undefined {
+  if (target.length === 0) return "is empty: give a path relative to the environment root, e.g. workspace/main.py";
+  if (target.includes("\0")) return "contains a NUL character";
+  if (target.startsWith("/")) {
+    return `"${target}" is absolute: give it relative to the environment root, e.g. "${target.replace(/^\/+/, "")}"`;
+  }
+  if (target.includes("\\")) return `"${target}" contains a backslash: use "/" to separate directories`;
+  const segments = target.replace(/\/+$/, "").split("/");
+  let depth = 0;
+  for (const segment of segments) {
+    if (segment === "..") {
+      depth -= 1;
+      if (depth < 0) return `"${target}" escapes the environment root`;
+    } else if (segment === "." || segment === "") {
+      return `"${target}" is not normalised: remove empty, "." and ".." segments`;
+    } else {
+      depth += 1;
+    }
+  }
+  if (segments.includes("..")) return `"${target}" is not normalised: remove ".." segments`;
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sources
+// ---------------------------------------------------------------------------------------------
+
+export const SOURCE_TYPES = ["inline", "repository", "gcs", "skill_registry"] as const;
+export const SourceType = z.enum(SOURCE_TYPES, {
+  error: (issue) => `must be one of ${SOURCE_TYPES.join(", ")} (got ${JSON.stringify(issue.input)})`,
+});
+export type SourceType = z.infer<typeof SourceType>;
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** What to put into an environment: inline content, or a repository, bucket or skill to copy in. */
+export const Source = z
+  .strictObject({
+    /** `inline`, `repository` (`github://owner/repo`, `https://…`, `file://…`), `gcs` (`gs://bucket/prefix`) or `skill_registry`. */
+    type: SourceType,
+    /** Inline content (UTF-8 text, or base64 when `encoding` is `base64`). */
+    content: z.string().optional(),
+    /** `base64` for binary inline content; omitted for UTF-8 text. */
+    encoding: z.literal("base64", { error: 'must be "base64" or omitted (UTF-8 text)' }).optional(),
+    /** Where to copy from, for repository, gcs and skill_registry sources. */
+    source: z.string().optional(),
+    /** Path relative to the environment root (the sandbox's `/`), e.g. `.agents/hooks.json`. */
+    target: z.string().optional(),
+  })
+  .superRefine((source, ctx) => {
+    if (source.type === "inline") {
+      if (source.content === undefined) {
+        ctx.addIssue({ code: "custom", path: ["content"], message: "is required for an inline source" });
+      }
+      if (source.target === undefined) {
+        ctx.addIssue({ code: "custom", path: ["target"], message: "is required for an inline source: the file's path, e.g. main.py" });
+      }
+      if (source.source !== undefined) {
+        ctx.addIssue({ code: "custom", path: ["source"], message: "is not used by an inline source: put the text in content" });
+      }
+      if (source.encoding === "base64" && source.content !== undefined && !BASE64.test(source.content)) {
+        ctx.addIssue({ code: "custom", path: ["content"], message: "is not valid base64 (encoding is base64)" });
+      }
+    } else {
+      if (source.source === undefined || source.source.length === 0) {
+        ctx.addIssue({ code: "custom", path: ["source"], message: `is required for a ${source.type} source` });
+      }
+      if (source.content !== undefined || source.encoding !== undefined) {
+        ctx.addIssue({ code: "custom", path: ["content"], message: `content and encoding are only for inline sources, not ${source.type}` });
+      }
+    }
+    if (source.target !== undefined) {
+      const problem = targetPathProblem(source.target);
+      if (problem) ctx.addIssue({ code: "custom", path: ["target"], message: problem });
+    }
+  });
+export type Source = z.infer<typeof Source>;
+
+/** Sources of one environment: each target once, and no file where another needs a directory. */
+export const Sources = z.array(Source).superRefine((sources, ctx) => {
+  const files = new Map<string, number>();
+  sources.forEach((source, index) => {
+    if (source.type !== "inline" || source.target === undefined || targetPathProblem(source.target)) return;
+    const target = source.target.replace(/\/+$/, "");
+    const earlier = files.get(target);
+    if (earlier !== undefined) {
+      ctx.addIssue({ code: "custom", path: [index, "target"], message: `"${target}" is also the target of sources[${earlier}]` });
+      return;
+    }
+    files.set(target, index);
+  });
+  for (const [target, index] of files) {
+    const parts = target.split("/");
+    for (let i = 1; i < parts.length; i++) {
+      const parent = parts.slice(0, i).join("/");
+      const fileIndex = files.get(parent);
+      if (fileIndex !== undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: [index, "target"],
+          message: `"${target}" needs "${parent}" to be a directory, but sources[${fileIndex}] writes a file there`,
+        });
+      }
+    }
+  }
+});
+
+// ---------------------------------------------------------------------------------------------
+// Network
+// ---------------------------------------------------------------------------------------------
+
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const DOMAIN = /^(\*|(\*\.)?([A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)(\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*)$/;
+
+/** Headers the egress proxy sets on requests to the entry's domain. */
+export const HeaderMap = z.record(
+  z.string().regex(HEADER_NAME, { error: "is not a valid HTTP header name" }),
+  z.string().refine((value) => !/[\r\n\0]/.test(value), { error: "header values may not contain CR, LF or NUL" }),
+);
+export type HeaderMap = z.infer<typeof HeaderMap>;
+
+export const AllowlistEntry = z.strictObject({
+  /** `api.example.com`, `*.example.com` (subdomains only, not the apex) or `*` (every domain). */
+  domain: z.string().regex(DOMAIN, {
+    error: (issue) => `${JSON.stringify(issue.input)} is not a domain: use a host name (api.example.com), a wildcard (*.example.com) or *`,
+  }),
+  /** Headers to inject: one map, or a list of maps applied in order. */
+  transform: z.union([HeaderMap, z.array(HeaderMap)]).optional(),
+  /** Id of a server-managed Credential whose secret the proxy injects. */
+  credential: z.string().min(1).optional(),
+});
+export type AllowlistEntry = z.infer<typeof AllowlistEntry>;
+
+export const NetworkAllowlist = z.strictObject({
+  allowlist: z.union([z.array(AllowlistEntry), z.literal("disabled")]),
+});
+
+/**
+ * Egress policy: omitted (everything allowed), `"disabled"` (nothing leaves), or an allowlist.
+ */
+export const Network = z.union([z.literal("disabled"), NetworkAllowlist], {
+  error: 'must be "disabled" or {"allowlist": [{"domain": "…"}]}',
+});
+export type Network = z.infer<typeof Network>;
+
+// ---------------------------------------------------------------------------------------------
+// Environments
+// ---------------------------------------------------------------------------------------------
+
+const ENVIRONMENT_REF = /^(environments\/)?[A-Za-z0-9_-]+$/;
+
+export const CreateEnvironmentRequest = z
+  .strictObject({
+    sources: Sources.optional(),
+    network: Network.optional(),
+    /** `environments/{id}` or `{id}`: start from a copy of that environment's current files. */
+    from_environment: z.string().regex(ENVIRONMENT_REF, { error: "must be an environment id such as env_abc123 or environments/env_abc123" }).optional(),
+  })
+  .superRefine((request, ctx) => {
+    if (request.from_environment !== undefined && request.sources !== undefined && request.sources.length > 0) {
+      ctx.addIssue({ code: "custom", path: ["sources"], message: "must be empty when from_environment is set: a fork copies its origin's files" });
+    }
+  });
+export type CreateEnvironmentRequest = z.infer<typeof CreateEnvironmentRequest>;
+
+const Int64String = z.string().regex(/^-?\d+$/);
+const Timestamp = z.string();
+
+export const EnvironmentStatus = z.string(); // "active" | "expired" | future values
+export const Environment = z.object({
+  id: z.string(),
+  created: Timestamp.optional(),
+  updated: Timestamp.optional(),
+  last_accessed: Timestamp.optional(),
+  file_count: Int64String.optional(),
+  size_bytes: Int64String.optional(),
+  status: EnvironmentStatus.optional(),
+  network: z.union([z.string(), z.object({ allowlist: z.unknown() }).loose()]).optional(),
+  sources: z.array(z.object({}).loose()).optional(),
+});
+export type Environment = z.infer<typeof Environment>;
+
+export const ListEnvironmentsResponse = z.object({
+  environments: z.array(Environment).optional(),
+  next_page_token: z.string().optional(),
+});
+export type ListEnvironmentsResponse = z.infer<typeof ListEnvironmentsResponse>;
+
+// ---------------------------------------------------------------------------------------------
+// Files
+// ---------------------------------------------------------------------------------------------
+
+export const EnvironmentFile = z.object({
+  name: z.string().optional(),
+  path: z.string().optional(),
+  type: z.string().optional(), // "file" | "directory"
+  mime_type: z.string().optional(),
+  size_bytes: Int64String.optional(),
+  created: Timestamp.optional(),
+  modified: Timestamp.optional(),
+});
+export type EnvironmentFile = z.infer<typeof EnvironmentFile>;
+
+export const ListEnvironmentFilesResponse = z.object({
+  files: z.array(EnvironmentFile).optional(),
+  next_page_token: z.string().optional(),
+});
+export type ListEnvironmentFilesResponse = z.infer<typeof ListEnvironmentFilesResponse>;
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------------------------
+
+/** Google's JSON error envelope. */
+export const GoogleErrorBody = z.object({
+  error: z.object({
+    code: z.number(),
+    message: z.string(),
+    status: z.string(),
+    details: z.array(z.unknown()).optional(),
+  }),
+});
+export type GoogleErrorBody = z.infer<typeof GoogleErrorBody>;
