@@ -5,12 +5,14 @@
  */
 import { Command, CommanderError } from "commander";
 import { CLIError } from "./errors";
+import * as serve from "./commands/serve";
 
 export function buildProgram(): Command {
   const program = new Command("genv")
     .description("Gemini Environments as code: local emulator, hooks tooling and demo")
     .showHelpAfterError()
     .exitOverride();
+  serve.register(program);
   return program;
 }
 

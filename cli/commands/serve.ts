@@ -1,0 +1,78 @@
+/**
+ * `genv serve`: the local Environments API. Prints its base URL on stdout when ready (and the API
+ * key when it generated one); logs one line per request on stderr.
+ */
+import { randomBytes } from "node:crypto";
+import { Command, Option } from "commander";
+import ms from "ms";
+import { EMULATOR_DEFAULTS, startEmulator, type RunningEmulator } from "../../emulator/server";
+import type { RequestLogEntry } from "../../emulator/http";
+import { CLIError } from "../errors";
+
+export interface ServeOptions {
+  host: string;
+  port: number;
+  dataDir: string;
+  apiKey: string[];
+  inMemory: boolean;
+  idleTtl: string;
+  logFormat: "text" | "json";
+}
+
+export function register(program: Command): void {
+  program
+    .command("serve")
+    .description("run the local Environments API")
+    .option("--host <host>", "address to listen on", EMULATOR_DEFAULTS.host)
+    .option("--port <port>", "port; 0 picks a free one", parsePort, 8765)
+    .option("--data-dir <dir>", "where the database and file trees live", ".genv-data")
+    .option("--api-key <key>", "accepted API key (repeatable); one is generated when omitted", collect, [])
+    .option("--in-memory", "throwaway run: nothing kept after exit", false)
+    .option("--idle-ttl <duration>", "idle time before an environment expires, e.g. 30m, 7d", "7d")
+    .addOption(new Option("--log-format <format>", "request log format").choices(["text", "json"]).default("text"))
+    .action(async (options: ServeOptions) => {
+      const { emulator, generatedKey } = await runServe(options, (line) => process.stderr.write(`${line}\n`));
+      process.stdout.write(`${emulator.url}\n`);
+      if (generatedKey) process.stdout.write(`GEMINI_API_KEY=${generatedKey}\n`);
+      const stop = () => void emulator.close().then(() => process.exit(0));
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    });
+}
+
+export async function runServe(
+  options: ServeOptions,
+  log: (line: string) => void,
+): Promise<{ emulator: RunningEmulator; generatedKey?: string }> {
+  const idleTtlMs = ms(options.idleTtl as ms.StringValue);
+  if (typeof idleTtlMs !== "number" || !(idleTtlMs > 0)) {
+    throw new CLIError(`--idle-ttl: "${options.idleTtl}" is not a duration; use e.g. 90s, 30m, 12h or 7d`);
+  }
+  const generatedKey = options.apiKey.length === 0 ? `genv-${randomBytes(16).toString("hex")}` : undefined;
+  const emulator = await startEmulator({
+    host: options.host,
+    port: options.port,
+    dataDir: options.dataDir,
+    inMemory: options.inMemory,
+    apiKeys: generatedKey ? [generatedKey] : options.apiKey,
+    idleTtlMs,
+    onRequest: (entry) => log(formatLogLine(entry, options.logFormat)),
+    onInternalError: (error) => log(`internal error: ${(error as Error)?.stack ?? String(error)}`),
+  });
+  return { emulator, generatedKey };
+}
+
+export function formatLogLine(entry: RequestLogEntry, format: "text" | "json"): string {
+  if (format === "json") return JSON.stringify({ time: new Date().toISOString(), ...entry });
+  return `${entry.method} ${entry.path} ${entry.status} ${entry.ms}ms`;
+}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CLIError(`--port: "${value}" is not a port number (0-65535)`);
+  return port;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}

@@ -1,0 +1,206 @@
+/**
+ * HTTP surface of the emulator on node:http. Routing works on the raw request target, because the
+ * official client encodes differently per call (SDK_WIRE §3: literal slashes in file paths, `%2F`
+ * inside an environment segment, `%` encoded by list but not by download) and frameworks decode or
+ * normalise exactly the parts we must see as sent.
+ */
+import { createReadStream } from "node:fs";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { pipeline } from "node:stream/promises";
+import { HttpError, invalidArgument } from "./errors";
+import { ownerOf, type EnvironmentsService } from "./service";
+
+export interface RequestLogEntry {
+  method: string;
+  /** Path and query, with any `key=` query parameter redacted. */
+  path: string;
+  status: number;
+  ms: number;
+}
+
+export interface HttpOptions {
+  /** Keys accepted in `x-goog-api-key` (or `?key=`). */
+  apiKeys: ReadonlySet<string>;
+  /** Largest JSON request body accepted. */
+  maxBodyBytes: number;
+  onRequest?: (entry: RequestLogEntry) => void;
+  /** Called with failures that are the emulator's fault (rendered to the client as INTERNAL). */
+  onInternalError?: (error: unknown) => void;
+  /** Extra routes (tools, uploads, credentials) tried after the environment routes. */
+  extraRoutes?: readonly Route[];
+}
+
+export interface RouteContext {
+  request: IncomingMessage;
+  response: ServerResponse;
+  owner: string;
+  apiKey: string;
+  query: URLSearchParams;
+  /** The path after the API version, raw (still percent-encoded). */
+  rest: string;
+  readJson: () => Promise<unknown>;
+}
+
+/** Returns true when it handled the request. */
+export type Route = (context: RouteContext) => Promise<boolean>;
+
+const VERSIONED = /^\/(v1|v1beta|v1alpha)\/(.*)$/;
+const ENVIRONMENT = /^environments\/(?:environments\/)?([^/]*)(\/files(?:\/(.*))?)?$/;
+
+export function createHandler(service: EnvironmentsService, options: HttpOptions) {
+  return async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const started = performance.now();
+    const target = request.url ?? "/";
+    const queryAt = target.indexOf("?");
+    const rawPath = queryAt === -1 ? target : target.slice(0, queryAt);
+    const query = new URLSearchParams(queryAt === -1 ? "" : target.slice(queryAt + 1));
+    response.on("finish", () => {
+      options.onRequest?.({
+        method: request.method ?? "GET",
+        path: redactKey(target),
+        status: response.statusCode,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+      });
+    });
+    try {
+      const version = VERSIONED.exec(rawPath.startsWith("/upload/") ? rawPath.slice("/upload".length) : rawPath);
+      if (!version) throw new HttpError("NOT_FOUND", `no API at ${rawPath}: paths start with /v1, /v1beta or /v1alpha`);
+      const apiKey = authenticate(request, query, options.apiKeys);
+      const context: RouteContext = {
+        request,
+        response,
+        apiKey,
+        owner: ownerOf(apiKey),
+        query,
+        rest: version[2],
+        readJson: () => readJson(request, options.maxBodyBytes),
+      };
+      if (await routeEnvironments(service, context)) return;
+      for (const route of options.extraRoutes ?? []) if (await route(context)) return;
+      throw new HttpError("NOT_FOUND", `method ${request.method} ${rawPath} not found`);
+    } catch (error) {
+      if (!(error instanceof HttpError)) options.onInternalError?.(error);
+      sendError(response, error);
+    }
+  };
+}
+
+async function routeEnvironments(service: EnvironmentsService, context: RouteContext): Promise<boolean> {
+  const { request, response, owner, query, rest } = context;
+  const method = request.method;
+  if (rest === "environments") {
+    if (method === "POST") return sendJson(response, 200, await service.create(owner, await context.readJson()));
+    if (method === "GET") {
+      return sendJson(response, 200, service.list(owner, intParam(query, "page_size"), query.get("page_token") ?? undefined));
+    }
+    return false;
+  }
+  const match = ENVIRONMENT.exec(rest);
+  if (!match || match[1].includes(":")) return false;
+  const id = decodeSegment(match[1]).replace(/^environments\//, "");
+  if (id === "") throw invalidArgument("name: the environment id is empty; use environments/{id}");
+  if (match[2] === undefined) {
+    if (method === "GET") return sendJson(response, 200, service.get(owner, id));
+    if (method === "DELETE") {
+      await service.delete(owner, id);
+      return sendJson(response, 200, {});
+    }
+    return false;
+  }
+  if (method !== "GET") return false;
+  const segments = (match[3] ?? "").split("/").filter((segment) => segment !== "").map(decodeSegment);
+  if (query.get("alt") === "media") {
+    const file = await service.download(owner, id, segments);
+    response.writeHead(200, { "Content-Type": file.mimeType, "Content-Length": file.sizeBytes });
+    await pipeline(createReadStream(file.absolute), response);
+    return true;
+  }
+  const recursive = boolParam(query, "recursive");
+  return sendJson(
+    response,
+    200,
+    await service.files(owner, id, segments, {
+      recursive,
+      pageSize: intParam(query, "page_size"),
+      pageToken: query.get("page_token") ?? undefined,
+    }),
+  );
+}
+
+function authenticate(request: IncomingMessage, query: URLSearchParams, apiKeys: ReadonlySet<string>): string {
+  const header = request.headers["x-goog-api-key"];
+  const key = (Array.isArray(header) ? header[0] : header) ?? query.get("key") ?? undefined;
+  if (!key) {
+    // What Google's front end answers for a request without credentials.
+    throw new HttpError(
+      "PERMISSION_DENIED",
+      "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
+    );
+  }
+  if (!apiKeys.has(key)) throw new HttpError("INVALID_ARGUMENT", "API key not valid. Please pass a valid API key.");
+  return key;
+}
+
+/** Percent-decodes one path segment; a malformed escape (the download call does not encode `%`) is kept literally. */
+export function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+function intParam(query: URLSearchParams, name: string): number | undefined {
+  const raw = query.get(name);
+  if (raw === null || raw === "") return undefined;
+  if (!/^-?\d+$/.test(raw)) throw invalidArgument(`${name}: must be an integer (got ${JSON.stringify(raw)})`);
+  return Number(raw);
+}
+
+function boolParam(query: URLSearchParams, name: string): boolean {
+  const raw = query.get(name);
+  if (raw === null || raw === "" || raw === "false") return false;
+  if (raw === "true") return true;
+  throw invalidArgument(`${name}: must be true or false (got ${JSON.stringify(raw)})`);
+}
+
+async function readJson(request: IncomingMessage, maxBytes: number): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) throw invalidArgument(`request body exceeds ${maxBytes} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString("utf8");
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw invalidArgument(`Invalid JSON payload received. ${(error as Error).message}`);
+  }
+}
+
+export function sendJson(response: ServerResponse, status: number, body: unknown): true {
+  const text = JSON.stringify(body);
+  response.writeHead(status, {
+    "Content-Type": "application/json; charset=UTF-8",
+    "Content-Length": Buffer.byteLength(text),
+  });
+  response.end(text);
+  return true;
+}
+
+function sendError(response: ServerResponse, error: unknown): void {
+  const httpError =
+    error instanceof HttpError ? error : new HttpError("INTERNAL", "internal error; see the emulator's log", { cause: error });
+  if (response.headersSent) {
+    response.destroy(httpError);
+    return;
+  }
+  sendJson(response, httpError.httpStatus, httpError.toBody());
+}
+
+function redactKey(target: string): string {
+  return target.replace(/([?&]key=)[^&]*/g, "$1REDACTED");
+}

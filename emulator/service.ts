@@ -1,0 +1,237 @@
+/**
+ * One thin method per API operation: resolve, validate, change the store, return the wire shape.
+ *
+ * LIMITATIONS (where this emulator differs from, or decides for, the hosted service):
+ * - `last_accessed` moves on file reads and tool calls, not on Get/List: reading metadata (a
+ *   `pulumi refresh`) does not keep an environment alive.
+ * - An environment idle longer than the idle TTL becomes `expired`; its files stay readable (a
+ *   read-only snapshot) and it can still be deleted, but tools no longer run in it.
+ * - Page tokens are opaque keyset positions: stable while environments or files are added and removed.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { CreateEnvironmentRequest, type Environment, type EnvironmentFile } from "../sdk/schemas";
+import { describeIssues, validationIssues } from "../sdk/validation";
+import { invalidArgument, notFound } from "./errors";
+import { materializeSources, type SourceLimits } from "./sources";
+import type { EnvironmentRow, EnvironmentStore } from "./store";
+import { assertIsFile, mimeTypeOf, type TreeEntry, type TreeStore } from "./trees";
+
+export interface ServiceOptions extends SourceLimits {
+  /** An environment unused for this long becomes `expired`. */
+  idleTtlMs: number;
+  /** Clock, for tests of expiry. */
+  now: () => number;
+}
+
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 1000;
+
+export function ownerOf(apiKey: string): string {
+  return createHash("sha256").update(apiKey).digest("hex");
+}
+
+export function isoSeconds(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+export interface FilesQuery {
+  recursive: boolean;
+  pageSize: number | undefined;
+  pageToken: string | undefined;
+}
+
+export class EnvironmentsService {
+  /** Recursive listings by environment, path and version, so that paging a large tree walks it once. */
+  private readonly listingCache = new Map<string, TreeEntry[]>();
+
+  constructor(
+    private readonly store: EnvironmentStore,
+    private readonly trees: TreeStore,
+    private readonly options: ServiceOptions,
+  ) {}
+
+  async create(owner: string, body: unknown): Promise<Environment> {
+    const parsed = CreateEnvironmentRequest.safeParse(body);
+    if (!parsed.success) throw invalidArgument(describeIssues(validationIssues(parsed.error)));
+    const request = parsed.data;
+    const origin = request.from_environment ? this.row(owner, request.from_environment.replace(/^environments\//, "")) : undefined;
+
+    const scratch = await this.trees.scratch();
+    const id = `env_${randomBytes(10).toString("hex")}`;
+    try {
+      if (origin) await this.trees.copyInto(origin.id, scratch);
+      await materializeSources(request.sources ?? [], scratch, this.options);
+      const stats = await this.trees.stats(scratch);
+      await this.trees.commit(scratch, id);
+      const now = this.options.now();
+      this.store.insert({
+        id,
+        owner,
+        created_ms: now,
+        updated_ms: now,
+        last_accessed_ms: now,
+        status: "active",
+        sources: request.sources ? JSON.stringify(request.sources) : null,
+        network: request.network !== undefined ? JSON.stringify(request.network) : null,
+        file_count: stats.fileCount,
+        size_bytes: stats.sizeBytes,
+      });
+    } catch (error) {
+      await this.trees.discard(scratch);
+      await this.trees.remove(id);
+      throw error;
+    }
+    return this.get(owner, id);
+  }
+
+  get(owner: string, id: string): Environment {
+    return toWire(this.row(owner, id));
+  }
+
+  list(owner: string, pageSize: number | undefined, pageToken: string | undefined): { environments: Environment[]; next_page_token?: string } {
+    const size = pageSizeOf(pageSize);
+    const after = pageToken ? decodeToken(pageToken, "environments").seq : 0;
+    if (typeof after !== "number") throw invalidArgument("page_token: is not a token this server issued");
+    const rows = this.store.page(owner, after, size + 1);
+    const page = rows.slice(0, size).map((row) => toWire(this.withCurrentStatus(row)));
+    const next = rows.length > size ? encodeToken("environments", { seq: rows[size - 1].seq }) : undefined;
+    return next ? { environments: page, next_page_token: next } : { environments: page };
+  }
+
+  async delete(owner: string, id: string): Promise<void> {
+    if (!this.store.delete(owner, this.row(owner, id).id)) throw notFound(`environment ${id} not found`);
+    await this.trees.remove(id);
+    for (const key of this.listingCache.keys()) if (key.startsWith(`${id}\0`)) this.listingCache.delete(key);
+  }
+
+  async files(owner: string, id: string, segments: readonly string[], query: FilesQuery): Promise<{ files: EnvironmentFile[]; next_page_token?: string }> {
+    const row = this.accessed(owner, id);
+    const { absolute, relative, entry } = await this.trees.resolve(row.id, segments);
+    if (entry.type === "file") return { files: [toWireFile(entry)] };
+
+    const size = pageSizeOf(query.pageSize);
+    const kind = query.recursive ? "files-recursive" : "files";
+    let after: string | undefined;
+    if (query.pageToken) {
+      const token = decodeToken(query.pageToken, kind);
+      if (token.env !== row.id || token.dir !== relative || typeof token.after !== "string") {
+        throw invalidArgument("page_token: belongs to another listing; pass the same environment, path and recursive flag");
+      }
+      after = token.after;
+    }
+    const all = query.recursive
+      ? await this.cachedRecursive(row, absolute, relative)
+      : await this.trees.listDirectory(absolute, relative);
+    const start = after === undefined ? 0 : firstAfter(all, after);
+    const page = all.slice(start, start + size);
+    const files = page.map(toWireFile);
+    if (start + size >= all.length) return { files };
+    return { files, next_page_token: encodeToken(kind, { env: row.id, dir: relative, after: page[page.length - 1].path }) };
+  }
+
+  async download(owner: string, id: string, segments: readonly string[]): Promise<{ absolute: string; sizeBytes: number; mimeType: string }> {
+    const row = this.accessed(owner, id);
+    const { absolute, entry } = await this.trees.resolve(row.id, segments);
+    assertIsFile(entry);
+    return { absolute, sizeBytes: entry.sizeBytes, mimeType: mimeTypeOf(entry.name) };
+  }
+
+  /** The row of an environment this owner can see, with its expiry applied. */
+  row(owner: string, id: string): EnvironmentRow {
+    const row = this.store.get(owner, id);
+    if (!row) throw notFound(`environment ${id} not found`);
+    return this.withCurrentStatus(row);
+  }
+
+  /** Records a use of the environment (file reads, tool calls). */
+  accessed(owner: string, id: string): EnvironmentRow {
+    const row = this.row(owner, id);
+    const now = this.options.now();
+    this.store.touch(row.id, now);
+    return { ...row, last_accessed_ms: Math.max(row.last_accessed_ms, now) };
+  }
+
+  private withCurrentStatus(row: EnvironmentRow): EnvironmentRow {
+    if (row.status === "active" && this.options.now() - row.last_accessed_ms > this.options.idleTtlMs) {
+      this.store.markExpired(row.id);
+      return { ...row, status: "expired" };
+    }
+    return row;
+  }
+
+  private async cachedRecursive(row: EnvironmentRow, absolute: string, relative: string): Promise<TreeEntry[]> {
+    const key = `${row.id}\0${row.updated_ms}\0${relative}`;
+    const cached = this.listingCache.get(key);
+    if (cached) return cached;
+    const entries = await this.trees.listRecursive(absolute, relative);
+    this.listingCache.set(key, entries);
+    while (this.listingCache.size > 16) this.listingCache.delete(this.listingCache.keys().next().value!);
+    return entries;
+  }
+}
+
+function pageSizeOf(pageSize: number | undefined): number {
+  if (pageSize === undefined || pageSize === 0) return DEFAULT_PAGE_SIZE;
+  if (pageSize < 0) throw invalidArgument(`page_size: must not be negative (got ${pageSize})`);
+  return Math.min(pageSize, MAX_PAGE_SIZE);
+}
+
+/** Index of the first entry after `path` in walk order (segment-wise name order). */
+function firstAfter(entries: readonly TreeEntry[], path: string): number {
+  const key = path.split("/");
+  let low = 0;
+  let high = entries.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (compareSegments(entries[middle].path.split("/"), key) <= 0) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+function compareSegments(a: readonly string[], b: readonly string[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
+  }
+  return a.length - b.length;
+}
+
+function encodeToken(kind: string, value: Record<string, unknown>): string {
+  return Buffer.from(JSON.stringify({ k: kind, ...value })).toString("base64url");
+}
+
+function decodeToken(token: string, kind: string): Record<string, unknown> {
+  try {
+    const value = JSON.parse(Buffer.from(token, "base64url").toString("utf8"));
+    if (value && typeof value === "object" && value.k === kind) return value;
+  } catch {
+    // fall through
+  }
+  throw invalidArgument("page_token: is not a token this server issued for this listing; start again without it");
+}
+
+function toWire(row: EnvironmentRow): Environment {
+  const environment: Environment = {
+    id: row.id,
+    created: isoSeconds(row.created_ms),
+    updated: isoSeconds(row.updated_ms),
+    last_accessed: isoSeconds(row.last_accessed_ms),
+    file_count: String(row.file_count),
+    size_bytes: String(row.size_bytes),
+    status: row.status,
+  };
+  if (row.network !== null) environment.network = JSON.parse(row.network);
+  if (row.sources !== null) environment.sources = JSON.parse(row.sources);
+  return environment;
+}
+
+function toWireFile(entry: TreeEntry): EnvironmentFile {
+  const file: EnvironmentFile = { name: entry.name, path: entry.path, type: entry.type };
+  if (entry.type === "file") {
+    file.mime_type = mimeTypeOf(entry.name);
+    file.size_bytes = String(entry.sizeBytes);
+  }
+  file.created = isoSeconds(entry.createdMs);
+  file.modified = isoSeconds(entry.modifiedMs);
+  return file;
+}

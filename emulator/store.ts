@@ -1,0 +1,107 @@
+/**
+ * Metadata of environments in a real embedded database (better-sqlite3). File trees live on disk
+ * (see trees.ts); a row exists only for a tree that is complete, so a row is the commit point.
+ */
+import Database from "better-sqlite3";
+
+export interface EnvironmentRow {
+  seq: number;
+  id: string;
+  /** sha256 of the API key that created it: each key sees only its own environments. */
+  owner: string;
+  created_ms: number;
+  updated_ms: number;
+  last_accessed_ms: number;
+  status: "active" | "expired";
+  /** JSON text of the request's sources / network, as received; NULL when omitted. */
+  sources: string | null;
+  network: string | null;
+  file_count: number;
+  size_bytes: number;
+}
+
+export type NewEnvironmentRow = Omit<EnvironmentRow, "seq">;
+
+const MIGRATION = `
+CREATE TABLE IF NOT EXISTS environments (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  owner TEXT NOT NULL,
+  created_ms INTEGER NOT NULL,
+  updated_ms INTEGER NOT NULL,
+  last_accessed_ms INTEGER NOT NULL,
+  status TEXT NOT NULL,
+  sources TEXT,
+  network TEXT,
+  file_count INTEGER NOT NULL,
+  size_bytes INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS environments_by_owner ON environments (owner, seq);
+`;
+
+export class EnvironmentStore {
+  private readonly db: Database.Database;
+  private readonly statements;
+
+  /** `file` is a path, or ":memory:" for a throwaway store. */
+  constructor(file: string) {
+    this.db = new Database(file);
+    this.db.pragma("journal_mode = WAL");
+    this.db.pragma("synchronous = NORMAL");
+    this.db.exec(MIGRATION);
+    this.statements = {
+      insert: this.db.prepare<NewEnvironmentRow>(
+        `INSERT INTO environments (id, owner, created_ms, updated_ms, last_accessed_ms, status, sources, network, file_count, size_bytes)
+         VALUES (@id, @owner, @created_ms, @updated_ms, @last_accessed_ms, @status, @sources, @network, @file_count, @size_bytes)`,
+      ),
+      get: this.db.prepare<[string, string], EnvironmentRow>(`SELECT * FROM environments WHERE owner = ? AND id = ?`),
+      page: this.db.prepare<[string, number, number], EnvironmentRow>(
+        `SELECT * FROM environments WHERE owner = ? AND seq > ? ORDER BY seq LIMIT ?`,
+      ),
+      delete: this.db.prepare<[string, string]>(`DELETE FROM environments WHERE owner = ? AND id = ?`),
+      touch: this.db.prepare<[number, string]>(`UPDATE environments SET last_accessed_ms = max(last_accessed_ms, ?) WHERE id = ?`),
+      expire: this.db.prepare<[string]>(`UPDATE environments SET status = 'expired' WHERE id = ?`),
+      stats: this.db.prepare<[number, number, number, string]>(
+        `UPDATE environments SET file_count = ?, size_bytes = ?, updated_ms = ? WHERE id = ?`,
+      ),
+      ids: this.db.prepare<[], { id: string }>(`SELECT id FROM environments`),
+    };
+  }
+
+  insert(row: NewEnvironmentRow): void {
+    this.statements.insert.run(row);
+  }
+
+  get(owner: string, id: string): EnvironmentRow | undefined {
+    return this.statements.get.get(owner, id);
+  }
+
+  /** Keyset page in creation order: stable while rows are added and removed between pages. */
+  page(owner: string, afterSeq: number, limit: number): EnvironmentRow[] {
+    return this.statements.page.all(owner, afterSeq, limit);
+  }
+
+  delete(owner: string, id: string): boolean {
+    return this.statements.delete.run(owner, id).changes > 0;
+  }
+
+  touch(id: string, atMs: number): void {
+    this.statements.touch.run(atMs, id);
+  }
+
+  markExpired(id: string): void {
+    this.statements.expire.run(id);
+  }
+
+  setStats(id: string, fileCount: number, sizeBytes: number, updatedMs: number): void {
+    this.statements.stats.run(fileCount, sizeBytes, updatedMs, id);
+  }
+
+  allIds(): Set<string> {
+    return new Set(this.statements.ids.all().map((row) => row.id));
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
