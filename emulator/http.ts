@@ -112,7 +112,12 @@ async function routeEnvironments(service: EnvironmentsService, context: RouteCon
   if (query.get("alt") === "media") {
     const file = await service.download(owner, id, segments);
     response.writeHead(200, { "Content-Type": file.mimeType, "Content-Length": file.sizeBytes });
-    await pipeline(createReadStream(file.absolute), response);
+    try {
+      await pipeline(createReadStream(file.absolute), response);
+    } catch (error) {
+      // A client that hangs up mid-download is not the emulator's failure.
+      if ((error as NodeJS.ErrnoException).code !== "ERR_STREAM_PREMATURE_CLOSE") throw error;
+    }
     return true;
   }
   const recursive = boolParam(query, "recursive");
