@@ -1,0 +1,152 @@
+/**
+ * The Environment resource's provider methods. The serialized dynamic provider only holds a
+ * `require` of this module, so credentials and clients never enter the serialized text or state:
+ * each call builds its client from the stack config or the environment.
+ *
+ * Expired environments: `read` (refresh) keeps an expired environment in state with
+ * `status: "expired"`, and `diff` then replaces it, so the next `up` creates a fresh one and
+ * deletes the expired one — nothing is dropped from state while it still exists on the server.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { EnvironmentsClient } from "../sdk/client";
+import { isNotFound } from "../sdk/errors";
+import { CreateEnvironmentRequest, Source, type Environment } from "../sdk/schemas";
+import { validationIssues } from "../sdk/validation";
+import { clientOptions, setStackConfig } from "./configuration";
+import { containsUnknown, REPLACING_PROPERTIES, type EnvironmentInputs, type EnvironmentOutputs } from "./environment-inputs";
+import { propertyChanges, type ChangeKind } from "./property-diff";
+
+type Provider = pulumi.dynamic.ResourceProvider<EnvironmentInputs, EnvironmentOutputs>;
+
+const WIRE_TO_INPUT: Record<string, string> = { from_environment: "fromEnvironment" };
+const ENVIRONMENT_ID = /^(environments\/)?[A-Za-z0-9_-]+$/;
+
+export const configure: NonNullable<Provider["configure"]> = async (request) => {
+  setStackConfig(request.config);
+};
+
+export const check: NonNullable<Provider["check"]> = async (_olds, news) => {
+  const failures: pulumi.dynamic.CheckFailure[] = [];
+  const fail = (path: string, message: string) => {
+    const property = path.split(/[.[]/)[0];
+    failures.push({ property, reason: path ? `${path}: ${message}` : message });
+  };
+
+  const request: Record<string, unknown> = {};
+  if (news.network !== undefined && !containsUnknown(news.network)) request.network = news.network;
+  if (news.fromEnvironment !== undefined && !containsUnknown(news.fromEnvironment)) request.from_environment = news.fromEnvironment;
+  if (news.sources !== undefined && !containsUnknown(news.sources)) {
+    request.sources = news.sources;
+  } else if (Array.isArray(news.sources)) {
+    // Some sources are not known until apply: check the known ones on their own.
+    news.sources.forEach((source, index) => {
+      if (containsUnknown(source)) return;
+      const parsed = Source.safeParse(source);
+      if (!parsed.success) for (const issue of validationIssues(parsed.error, ["sources", index])) fail(issue.path, issue.message);
+    });
+  }
+  const parsed = CreateEnvironmentRequest.safeParse(request);
+  if (!parsed.success) {
+    for (const issue of validationIssues(parsed.error)) {
+      fail(issue.path.replace(/^[a-z_]+/, (key) => WIRE_TO_INPUT[key] ?? key), issue.message.replace("from_environment", "fromEnvironment"));
+    }
+  }
+  if (news.adopt !== undefined && !containsUnknown(news.adopt)) {
+    if (typeof news.adopt !== "string" || !ENVIRONMENT_ID.test(news.adopt)) fail("adopt", "must be an environment id such as env_abc123");
+    if (news.fromEnvironment !== undefined) fail("adopt", "cannot be combined with fromEnvironment: adopt takes an existing environment as it is");
+  }
+  return { inputs: news, failures };
+};
+
+export const diff: NonNullable<Provider["diff"]> = async (_id, olds, news) => {
+  const changes = new Map<string, ChangeKind>();
+  for (const property of REPLACING_PROPERTIES) propertyChanges(olds[property], news[property], property, changes);
+  if (olds.status === "expired") changes.set("status", "update");
+  const replaces = [...changes.keys()];
+  const detailedDiff: Record<string, pulumi.dynamic.PropertyDiff> = {};
+  for (const [path, kind] of changes) detailedDiff[path] = { kind: `${kind}-replace`, inputDiff: path !== "status" };
+  return { changes: replaces.length > 0, replaces, detailedDiff, deleteBeforeReplace: false };
+};
+
+export const create: Provider["create"] = async (inputs) => {
+  const client = new EnvironmentsClient(clientOptions());
+  try {
+    if (inputs.adopt !== undefined) return await adoptExisting(client, inputs, inputs.adopt);
+    const environment = await client.create({
+      sources: inputs.sources,
+      network: inputs.network,
+      from_environment: inputs.fromEnvironment,
+    });
+    return { id: environment.id, outs: outputsOf(environment, inputs) };
+  } finally {
+    await client.close();
+  }
+};
+
+export const read: NonNullable<Provider["read"]> = async (id, props) => {
+  const client = new EnvironmentsClient(clientOptions());
+  try {
+    const environment = await client.get(id);
+    return { id, props: outputsOf(environment, inputsOf(props)) };
+  } catch (error) {
+    if (isNotFound(error)) return { id: "" };
+    throw error;
+  } finally {
+    await client.close();
+  }
+};
+
+export const update: NonNullable<Provider["update"]> = async (id) => {
+  // The API cannot change an environment in place, and diff always asks for a replacement.
+  throw new Error(`Environment ${id}: the Environments API has no update; a changed input must replace the environment (please report this)`);
+};
+
+export const remove: NonNullable<Provider["delete"]> = async (id) => {
+  const client = new EnvironmentsClient(clientOptions());
+  try {
+    await client.delete(id);
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+  } finally {
+    await client.close();
+  }
+};
+
+/** Takes an existing environment under management after checking it holds what is declared. */
+async function adoptExisting(client: EnvironmentsClient, inputs: EnvironmentInputs, adoptId: string) {
+  const environment = await client.get(adoptId);
+  if (environment.status === "expired") {
+    throw new Error(`adopt: environment ${environment.id} is expired; remove adopt to create a new environment`);
+  }
+  const differences = new Map<string, ChangeKind>();
+  propertyChanges(environment.sources, inputs.sources, "sources", differences);
+  propertyChanges(environment.network, inputs.network, "network", differences);
+  if (differences.size > 0) {
+    throw new Error(
+      `adopt: environment ${environment.id} does not hold what is declared; it differs at ${[...differences.keys()].join(", ")}. ` +
+        "Declare its sources and network exactly as created (`genv get` shows them), then run up again.",
+    );
+  }
+  return { id: environment.id, outs: outputsOf(environment, inputs) };
+}
+
+function inputsOf(props: EnvironmentOutputs | undefined): EnvironmentInputs {
+  if (!props) return {};
+  const { sources, network, fromEnvironment, adopt } = props;
+  return { sources, network, fromEnvironment, adopt };
+}
+
+function outputsOf(environment: Environment, inputs: EnvironmentInputs): EnvironmentOutputs {
+  const outputs: EnvironmentOutputs = {
+    status: environment.status ?? "active",
+    created: environment.created ?? "",
+    updated: environment.updated ?? "",
+    lastAccessed: environment.last_accessed ?? "",
+    fileCount: Number(environment.file_count ?? 0),
+    sizeBytes: Number(environment.size_bytes ?? 0),
+  };
+  for (const [key, value] of Object.entries(inputsOf(inputs))) {
+    if (value !== undefined) (outputs as unknown as Record<string, unknown>)[key] = value;
+  }
+  return outputs;
+}
