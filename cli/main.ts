@@ -4,6 +4,7 @@
  * cli/commands/<name>.ts as `register(program)` plus a pure `run…` that returns or throws CLIError.
  */
 import { Command, CommanderError } from "commander";
+import { register as registerHooksLint } from "./commands/hooks-lint";
 import { CLIError } from "./errors";
 
 export function buildProgram(): Command {
@@ -11,6 +12,7 @@ export function buildProgram(): Command {
     .description("Gemini Environments as code: local emulator, hooks tooling and demo")
     .showHelpAfterError()
     .exitOverride();
+  registerHooksLint(program);
   return program;
 }
 
