@@ -2,17 +2,8 @@
  * The hooks linter: every problem of a hooks.json at once, each at its JSON pointer (RFC 6901), with a
  * stable code and a fix. Used by the provider's `check` (errors stop the preview) and `genv hooks lint`.
  *
- * Codes (see hooks/README.md for the table):
- * | code                        | severity | what                                                        |
- * | schema                      | error    | structure: unknown event or field, wrong type, timeout <= 0 |
- * | invalid-regex               | error    | a matcher RE2 rejects (it would match nothing)              |
- * | glob-matcher                | error    | a shell glob used as a regex (`*_file`): suggests `.*_file` |
- * | unknown-tool                | warning  | a matcher (or one of its alternatives) selects no sandbox tool |
- * | http-host-not-allowlisted   | error    | the network policy blocks an HTTP hook's host               |
- * | loopback-url                | error    | an HTTP hook to loopback, which the egress proxy blocks     |
- * | insecure-url                | warning  | an HTTP hook over plain http://                              |
- * | secret-in-header            | error    | a credential in an HTTP hook's headers (value never echoed) |
- * | inline-hooks-writable       | warning  | hooks from inline sources can be rewritten by the agent     |
+ * Codes (`LINT_CODES`), their severity and fix: the table in hooks/README.md. Codes are stable;
+ * messages are for people and may change.
  *
  * The structural check runs on the schema; the policy checks walk the raw JSON defensively, so that a
  * structural error in one handler does not hide a glob or a secret elsewhere.
