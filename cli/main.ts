@@ -4,8 +4,9 @@
  * cli/commands/<name>.ts as `register(program)` plus a pure `run…` that returns or throws CLIError.
  */
 import { Command, CommanderError } from "commander";
-import { CLIError } from "./errors";
+import * as hooksLint from "./commands/hooks-lint";
 import * as serve from "./commands/serve";
+import { CLIError } from "./errors";
 
 export function buildProgram(): Command {
   const program = new Command("genv")
@@ -13,6 +14,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   serve.register(program);
+  hooksLint.register(program);
   return program;
 }
 

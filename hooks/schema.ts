@@ -1,0 +1,157 @@
+/**
+ * The hooks.json model of spec/HOOKS.md: the file's schema, the event payload a hook receives and the
+ * decision it answers with.
+ *
+ * The file schema is strict (an unknown event name or field is an error naming it) so that a typo such
+ * as `pre_tool_use` or `matchers` is caught by the linter instead of silently disabling a guardrail.
+ * Defaults (`enabled: true`, `timeout: 30`) are applied on parse: `HooksConfigInput` is what a file or a
+ * builder holds, `HooksConfig` what the runtime works with.
+ */
+import { z } from "zod";
+
+// ---------------------------------------------------------------------------------------------
+// Defaults
+// ---------------------------------------------------------------------------------------------
+
+/** Handler timeout when `timeout` is omitted: 30 s. */
+export const DEFAULT_TIMEOUT_SECONDS = 30;
+
+/** The two events a rule can hook. */
+export const HOOK_EVENTS = ["pre_tool_execution", "post_tool_execution"] as const;
+export type HookEventName = (typeof HOOK_EVENTS)[number];
+
+// ---------------------------------------------------------------------------------------------
+// hooks.json
+// ---------------------------------------------------------------------------------------------
+
+const Timeout = z
+  .number({ error: "must be a number of seconds, e.g. 10" })
+  .int({ error: "must be a whole number of seconds" })
+  .positive({ error: "must be greater than 0 seconds (omit it for the default of 30)" })
+  .default(DEFAULT_TIMEOUT_SECONDS);
+
+const NonEmpty = (what: string) =>
+  z.string({ error: (issue) => (issue.input === undefined ? `is required: ${what}` : `must be a string: ${what}`) }).min(1, {
+    error: `must not be empty: ${what}`,
+  });
+
+/** Runs a command line in the sandbox; the event JSON on stdin, the decision JSON on stdout. */
+export const CommandHandler = z.strictObject({
+  type: z.literal("command"),
+  /** Command line run in the sandbox, e.g. `python3 /.agents/hooks-scripts/gate.py`. */
+  command: NonEmpty("the command line to run, e.g. python3 /.agents/hooks-scripts/gate.py"),
+  /** Seconds before the handler is abandoned (and the call allowed). Default 30. */
+  timeout: Timeout,
+});
+export type CommandHandler = z.infer<typeof CommandHandler>;
+
+/** POSTs the event JSON to an external HTTPS endpoint; the response body is the decision JSON. */
+export const HttpHandler = z.strictObject({
+  type: z.literal("http"),
+  /** External HTTPS endpoint, e.g. `https://telemetry.example.com/api/v1/agent-events`. */
+  url: NonEmpty("the HTTPS endpoint that receives the event").refine(isHttpUrl, {
+    error: "must be an absolute http(s) URL, e.g. https://telemetry.example.com/api/v1/agent-events",
+  }),
+  /** Non-sensitive headers, e.g. `{"X-Event-Source": "agent-sandbox"}`; credentials go on the network allowlist. */
+  headers: z.record(z.string(), z.string({ error: "header values must be strings" }), { error: "must be an object of header names to string values" }).optional(),
+  /** Seconds before the handler is abandoned (and the call allowed). Default 30. */
+  timeout: Timeout,
+});
+export type HttpHandler = z.infer<typeof HttpHandler>;
+
+export const Handler = z.discriminatedUnion("type", [CommandHandler, HttpHandler], {
+  error: (issue) => {
+    const input = issue.input;
+    if (typeof input !== "object" || input === null || Array.isArray(input)) {
+      return 'must be a handler object: {"type": "command", "command": …} or {"type": "http", "url": …}';
+    }
+    const type = (input as { type?: unknown }).type;
+    return type === undefined ? 'is required: "command" or "http"' : `must be "command" or "http" (got ${JSON.stringify(type)})`;
+  },
+});
+export type Handler = z.infer<typeof Handler>;
+
+/** One rule: when `matcher` (RE2, full match, see matcher.ts) matches the tool name, run `hooks` in order. */
+export const Rule = z.strictObject({
+  /** RE2 regular expression over the tool name, e.g. `code_execution` or `view_file|write_to_file`; `*` or `""` for every tool. */
+  matcher: z.string({ error: (issue) => (issue.input === undefined ? "is required: a tool name or RE2 pattern, e.g. code_execution" : "must be a string") }),
+  /** Handlers run one after another, in declared order. */
+  hooks: z.array(Handler, { error: "must be an array of handlers" }),
+});
+export type Rule = z.infer<typeof Rule>;
+
+const Rules = z.array(Rule, { error: "must be an array of rules" }).optional();
+
+/** A named group of rules that can be switched off on its own. */
+export const HooksGroup = z.strictObject(
+  {
+    /** `false` disables every rule of the group. Default `true`. */
+    enabled: z.boolean({ error: "must be true or false" }).default(true),
+    pre_tool_execution: Rules,
+    post_tool_execution: Rules,
+  },
+  { error: "must be an object with pre_tool_execution and/or post_tool_execution" },
+);
+export type HooksGroup = z.infer<typeof HooksGroup>;
+
+/** The whole `.agents/hooks.json`: an object of named groups, in declared order. */
+export const HooksConfig = z.record(z.string(), HooksGroup, { error: 'must be an object of named groups, e.g. {"security-gate": {…}}' });
+/** A parsed config: defaults applied. */
+export type HooksConfig = z.infer<typeof HooksConfig>;
+/** A config as written in hooks.json or built with builders.ts: defaults may be omitted. */
+export type HooksConfigInput = z.input<typeof HooksConfig>;
+export type HooksGroupInput = z.input<typeof HooksGroup>;
+export type RuleInput = z.input<typeof Rule>;
+export type HandlerInput = z.input<typeof Handler>;
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "https:" || url.protocol === "http:") && url.hostname.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Event payload and decision
+// ---------------------------------------------------------------------------------------------
+
+/** stdin of a command hook, body of an HTTP hook's POST. */
+export const HookEvent = z.object({
+  tool_call: z.object({
+    /** Sandbox tool name, e.g. `code_execution`. */
+    name: z.string(),
+    args: z.record(z.string(), z.unknown()),
+  }),
+  environment_id: z.string(),
+  /** post_tool_execution only: stderr of a shell command or a filesystem error; omitted on success. */
+  error: z.string().optional(),
+});
+export type HookEvent = z.infer<typeof HookEvent>;
+
+/** stdout of a command hook, body of an HTTP hook's response. */
+export const HookDecision = z.object({
+  decision: z.enum(["allow", "deny"]),
+  reason: z.string().optional(),
+});
+export type HookDecision = z.infer<typeof HookDecision>;
+
+/**
+ * Reads a hook's answer. Only a JSON object whose `decision` is exactly `"deny"` denies; anything else
+ * — `{"decision": "allow"}`, `{}`, other JSON, plain text, an empty answer — counts as allow (fail
+ * open, spec "Decisions and failures"). The whole output, trimmed, must be the JSON object: a script that
+ * logs to stdout before its decision is not recognised; log to stderr. A non-string `reason` is dropped.
+ */
+export function parseDecision(stdoutOrBody: string): HookDecision {
+  let value: unknown;
+  try {
+    value = JSON.parse(stdoutOrBody.trim());
+  } catch {
+    return { decision: "allow" };
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return { decision: "allow" };
+  const { decision, reason } = value as Record<string, unknown>;
+  if (decision !== "deny") return { decision: "allow" };
+  return typeof reason === "string" ? { decision: "deny", reason } : { decision: "deny" };
+}
