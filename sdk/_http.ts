@@ -138,12 +138,15 @@ const UNDICI_TRANSPORT_CODES: ReadonlySet<string> = new Set([
 ]);
 
 /** The code of a transport failure (`ECONNREFUSED`, `UND_ERR_SOCKET`, a TLS code …), else undefined. */
+// Duck-typed on purpose: errors raised by Node's net module may come from another realm (jest's vm
+// sandbox, worker contexts), where `instanceof Error` is false.
 function networkCode(error: unknown): string | undefined {
-  if (!(error instanceof Error)) return undefined;
+  if (typeof error !== "object" || error === null) return undefined;
   const code = (error as { code?: unknown }).code;
   if (typeof code !== "string") {
     // Happy-eyeballs connects report an AggregateError of the per-address failures.
-    return error instanceof AggregateError ? networkCode(error.errors[0]) : undefined;
+    const inner = (error as { errors?: unknown }).errors;
+    return Array.isArray(inner) ? networkCode(inner[0]) : undefined;
   }
   if (UNDICI_TRANSPORT_CODES.has(code)) return code;
   if (/^E[A-Z0-9_]+$/.test(code) || "syscall" in error) return code;
@@ -153,10 +156,12 @@ function networkCode(error: unknown): string | undefined {
 
 /** True when every address refused the connection: nothing of the request was written. */
 function isRefused(error: unknown): boolean {
-  if (error instanceof AggregateError && error.errors.length > 0) return error.errors.every(isRefused);
+  const inner = (error as { errors?: unknown } | null)?.errors;
+  if (Array.isArray(inner) && inner.length > 0) return inner.every(isRefused);
   return (error as { code?: unknown } | null)?.code === "ECONNREFUSED";
 }
 
 function describe(error: unknown): string {
-  return error instanceof Error && error.message ? error.message : "connection failed";
+  const message = (error as { message?: unknown } | null)?.message;
+  return typeof message === "string" && message ? message : "connection failed";
 }
