@@ -90,7 +90,9 @@ export class EnvironmentsClient {
   constructor(options: EnvironmentsClientOptions = {}) {
     this.#config = resolveConfig(options);
     this.#ownsDispatcher = options.dispatcher === undefined;
-    this.#dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 4_000 }); // 4 s idle keep-alive
+    // 4 s idle keep-alive: below Node's server default of 5 s, so that a POST is not written to a socket
+    // the server is closing (a reset create is not retried).
+    this.#dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 4_000 });
   }
 
   // ----------------------------------------------------------------------------------------------
@@ -168,17 +170,19 @@ export class EnvironmentsClient {
     return { name: relative.split("/").pop() ?? "", path: relative, type: "directory" };
   }
 
-  /** The file's bytes as a stream (`?alt=media`). Retried like any GET until the body starts. */
+  /**
+   * The file's bytes as a stream (`?alt=media`). Retried like any GET until the body starts; a failure or
+   * abort after that is an error event on `body` (not retried, not wrapped).
+   */
   async download(environment: string, path: string, options?: CallOptions): Promise<FileDownload> {
     const attempt = this.#attempt("GET", `${filesPath(environment, path)}?alt=media`, options, undefined, "*/*");
     const response = await withRetry(() => sendForStream(this.#dispatcher, attempt), this.#retryOptions("idempotent", options));
     const contentType = header(response.headers, "content-type");
-    const length = Number(header(response.headers, "content-length"));
-    return {
-      body: response.body,
-      ...(contentType !== undefined && { contentType }),
-      ...(Number.isSafeInteger(length) && length >= 0 && header(response.headers, "content-length") !== undefined && { contentLength: length }),
-    };
+    const contentLength = header(response.headers, "content-length");
+    const download: FileDownload = { body: response.body };
+    if (contentType !== undefined) download.contentType = contentType;
+    if (contentLength !== undefined && /^\d+$/.test(contentLength)) download.contentLength = Number(contentLength);
+    return download;
   }
 
   /** The whole file in memory. */
