@@ -1,0 +1,44 @@
+/**
+ * URL path segments for environment ids and file paths. Private to the client.
+ *
+ * The official client encodes a file path with `encodeURIComponent` and then puts `? # & = + …` back
+ * literally, so `q?x=1` starts a query string and `h#frag` loses its tail; it keeps a leading `/` and lets
+ * the URL parser resolve `..`. Here each segment is percent-encoded on its own and joined with literal
+ * slashes, a leading `/` is stripped, and `.`/`..` segments are refused: the request line says exactly
+ * which file is meant, and the dispatcher sends it verbatim (no WHATWG normalisation).
+ */
+import { ValidationError } from "./errors";
+
+const PREFIX = "environments/";
+
+/** `env_abc` from `env_abc` or `environments/env_abc`, percent-encoded for one path segment. */
+export function environmentSegment(id: string, field: string): string {
+  const bare = typeof id === "string" && id.startsWith(PREFIX) ? id.slice(PREFIX.length) : id;
+  if (typeof bare !== "string" || bare.length === 0) {
+    throw new ValidationError("environment id", [{ path: field, message: "is empty: give an id such as env_abc123 or environments/env_abc123" }]);
+  }
+  if (bare.includes("/")) {
+    throw new ValidationError("environment id", [{ path: field, message: `${JSON.stringify(id)} is not an environment id such as env_abc123` }]);
+  }
+  return encodeURIComponent(bare);
+}
+
+/** `workspace/src/main.py` as a path with literal slashes and each segment percent-encoded. */
+export function filePathSegments(path: string, field: string): string {
+  if (typeof path !== "string") throw new ValidationError("file path", [{ path: field, message: "must be a string" }]);
+  const relative = path.replace(/^\/+/, "");
+  if (relative.includes("\0")) throw new ValidationError("file path", [{ path: field, message: "contains a NUL character" }]);
+  const segments = relative === "" ? [] : relative.split("/");
+  if (segments.some((segment) => segment === "." || segment === "..")) {
+    throw new ValidationError("file path", [{ path: field, message: `${JSON.stringify(path)} has "." or ".." segments: give the path from the environment root` }]);
+  }
+  return segments.map(encodeURIComponent).join("/");
+}
+
+/** `?a=1&b=x%20y` from the defined entries, in order; empty when none. */
+export function queryString(entries: ReadonlyArray<readonly [string, string | number | boolean | undefined]>): string {
+  const parts = entries
+    .filter((entry): entry is readonly [string, string | number | boolean] => entry[1] !== undefined)
+    .map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(String(value))}`);
+  return parts.length > 0 ? `?${parts.join("&")}` : "";
+}

@@ -1,0 +1,291 @@
+/**
+ * `EnvironmentsClient`: the typed REST client of the Environments API.
+ *
+ * Requests go through an undici `Agent` owned by the client (or the `dispatcher` option) with
+ * `dispatcher.request({ origin, path })`: the path is sent exactly as built here, with no URL-parser
+ * normalisation, keep-alive connections are pooled per origin, and `close()` releases them — no global
+ * dispatcher is touched. Responses are parsed with the zod schemas of `schemas.ts`; int64 fields stay
+ * decimal strings.
+ *
+ * @example
+ * const client = new EnvironmentsClient({ baseUrl: "http://127.0.0.1:8080" });
+ * const env = await client.create({ sources: [{ type: "inline", content: "print(1)", target: "main.py" }] });
+ * for await (const file of client.files.listAll({ environment: env.id, recursive: true })) console.log(file.path);
+ * await client.close();
+ */
+import type { Readable } from "node:stream";
+import { Agent, type Dispatcher } from "undici";
+import type { z } from "zod";
+import { filePathSegments, environmentSegment, queryString } from "./_paths";
+import { type Attempt, sendForStream, sendForText, type TextResponse } from "./_http";
+import { type EnvironmentsClientOptions, type ResolvedConfig, resolveConfig } from "./config";
+import { UnexpectedResponseError, ValidationError } from "./errors";
+import { type RetryMode, withRetry } from "./retry";
+import {
+  CreateEnvironmentRequest,
+  Environment,
+  type EnvironmentFile,
+  ListEnvironmentFilesResponse,
+  ListEnvironmentsResponse,
+} from "./schemas";
+import { validationIssues } from "./validation";
+
+/** Per-call options. */
+export interface CallOptions {
+  /** Aborts the call at once, including during a retry's backoff; the call rejects with `AbortedError`. */
+  signal?: AbortSignal;
+  /** Overrides the client's `timeoutMs` for each attempt of this call. */
+  timeoutMs?: number;
+}
+
+export interface ListEnvironmentsParams {
+  /** Environments per page (1–1000; the server's default is 50). */
+  pageSize?: number;
+  /** `next_page_token` of the previous page. */
+  pageToken?: string;
+}
+
+export interface ListFilesParams {
+  /** `env_abc123` or `environments/env_abc123`. */
+  environment: string;
+  /** File or directory relative to the environment root; `""` (the default) is the root. A leading `/` is ignored. */
+  path?: string;
+  /** List every file under the directory, not only its direct entries. */
+  recursive?: boolean;
+  pageSize?: number;
+  pageToken?: string;
+}
+
+export interface FileDownload {
+  /** The file's bytes as they arrive. Consume or destroy it; `Readable.toWeb(body)` gives a web stream. */
+  body: Readable;
+  contentType?: string;
+  /** From `Content-Length`, when the server sent one. */
+  contentLength?: number;
+}
+
+export interface DownloadedFile {
+  data: Buffer;
+  contentType?: string;
+}
+
+const USER_AGENT = `pulumi-gemini-environments node/${process.versions.node}`;
+const MAX_PAGE_SIZE = 1000;
+
+export class EnvironmentsClient {
+  readonly #config: ResolvedConfig;
+  readonly #dispatcher: Dispatcher;
+  readonly #ownsDispatcher: boolean;
+
+  /** `client.files.*`, shaped like the official client's `ai.environments.files`. */
+  readonly files = {
+    list: (params: ListFilesParams, options?: CallOptions) => this.listFiles(params, options),
+    listAll: (params: Omit<ListFilesParams, "pageToken">, options?: CallOptions) => this.listAllFiles(params, options),
+    metadata: (environment: string, path: string, options?: CallOptions) => this.fileMetadata(environment, path, options),
+    download: (environment: string, path: string, options?: CallOptions) => this.download(environment, path, options),
+    downloadBuffer: (environment: string, path: string, options?: CallOptions) => this.downloadBuffer(environment, path, options),
+  };
+
+  /** Throws `ConfigurationError` at once when no API key is found or an option cannot work. */
+  constructor(options: EnvironmentsClientOptions = {}) {
+    this.#config = resolveConfig(options);
+    this.#ownsDispatcher = options.dispatcher === undefined;
+    // 4 s idle keep-alive: below Node's server default of 5 s, so that a POST is not written to a socket
+    // the server is closing (a reset create is not retried).
+    this.#dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 4_000 });
+  }
+
+  // ----------------------------------------------------------------------------------------------
+  // Environments
+  // ----------------------------------------------------------------------------------------------
+
+  /** CreateEnvironment. Validated before sending; retried only when the server cannot have acted on it. */
+  async create(request: CreateEnvironmentRequest, options?: CallOptions): Promise<Environment> {
+    const parsed = CreateEnvironmentRequest.safeParse(request);
+    if (!parsed.success) throw new ValidationError("CreateEnvironmentRequest", validationIssues(parsed.error));
+    const response = await this.#send("create", "POST", "/environments", options, JSON.stringify(parsed.data));
+    return parse(Environment, response, "CreateEnvironment");
+  }
+
+  /** GetEnvironment. `id` with or without the `environments/` prefix. */
+  async get(id: string, options?: CallOptions): Promise<Environment> {
+    const response = await this.#send("idempotent", "GET", `/environments/${environmentSegment(id, "id")}`, options);
+    return parse(Environment, response, "GetEnvironment");
+  }
+
+  /** One page of ListEnvironments. */
+  async list(params: ListEnvironmentsParams = {}, options?: CallOptions): Promise<ListEnvironmentsResponse> {
+    const query = queryString([
+      ["page_size", pageSize(params.pageSize)],
+      ["page_token", params.pageToken],
+    ]);
+    const response = await this.#send("idempotent", "GET", `/environments${query}`, options);
+    return parse(ListEnvironmentsResponse, response, "ListEnvironments");
+  }
+
+  /** Every environment, page after page. */
+  async *listAll(params: Omit<ListEnvironmentsParams, "pageToken"> = {}, options?: CallOptions): AsyncGenerator<Environment> {
+    for await (const page of pages((pageToken) => this.list({ ...params, pageToken }, options))) {
+      yield* page.environments ?? [];
+    }
+  }
+
+  /** DeleteEnvironment. A 404 is thrown (`isNotFound(err)`); callers that want idempotence catch it. */
+  async delete(id: string, options?: CallOptions): Promise<void> {
+    await this.#send("idempotent", "DELETE", `/environments/${environmentSegment(id, "id")}`, options);
+  }
+
+  // ----------------------------------------------------------------------------------------------
+  // Files
+  // ----------------------------------------------------------------------------------------------
+
+  /** One page of GetEnvironmentFiles: a directory's entries, or one entry when `path` is a file. */
+  async listFiles(params: ListFilesParams, options?: CallOptions): Promise<ListEnvironmentFilesResponse> {
+    const query = queryString([
+      ["page_size", pageSize(params.pageSize)],
+      ["page_token", params.pageToken],
+      ["recursive", params.recursive],
+    ]);
+    const response = await this.#send("idempotent", "GET", filesPath(params.environment, params.path ?? "") + query, options);
+    return parse(ListEnvironmentFilesResponse, response, "GetEnvironmentFiles");
+  }
+
+  /** Every entry under `path`, page after page. */
+  async *listAllFiles(params: Omit<ListFilesParams, "pageToken">, options?: CallOptions): AsyncGenerator<EnvironmentFile> {
+    for await (const page of pages((pageToken) => this.listFiles({ ...params, pageToken }, options))) {
+      yield* page.files ?? [];
+    }
+  }
+
+  /**
+   * Metadata of one file or directory. Throws `EnvironmentsApiError` with status `NOT_FOUND` when the path
+   * does not exist. The API answers a directory with its entries, not with itself: a directory is then
+   * reported as `{ name, path, type: "directory" }`.
+   */
+  async fileMetadata(environment: string, path: string, options?: CallOptions): Promise<EnvironmentFile> {
+    const relative = path.replace(/^\/+/, "").replace(/\/+$/, "");
+    const page = await this.listFiles({ environment, path: relative }, options);
+    const entry = page.files?.find((file) => file.path === relative);
+    if (entry) return entry;
+    return { name: relative.split("/").pop() ?? "", path: relative, type: "directory" };
+  }
+
+  /**
+   * The file's bytes as a stream (`?alt=media`). Retried like any GET until the body starts; a failure or
+   * abort after that is an error event on `body` (not retried, not wrapped).
+   */
+  async download(environment: string, path: string, options?: CallOptions): Promise<FileDownload> {
+    const attempt = this.#attempt("GET", `${filesPath(environment, path)}?alt=media`, options, undefined, "*/*");
+    const response = await withRetry(() => sendForStream(this.#dispatcher, attempt), this.#retryOptions("idempotent", options));
+    const contentType = header(response.headers, "content-type");
+    const contentLength = header(response.headers, "content-length");
+    const download: FileDownload = { body: response.body };
+    if (contentType !== undefined) download.contentType = contentType;
+    if (contentLength !== undefined && /^\d+$/.test(contentLength)) download.contentLength = Number(contentLength);
+    return download;
+  }
+
+  /** The whole file in memory. */
+  async downloadBuffer(environment: string, path: string, options?: CallOptions): Promise<DownloadedFile> {
+    const { body, contentType } = await this.download(environment, path, options);
+    const chunks: Buffer[] = [];
+    for await (const chunk of body) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
+    return { data: Buffer.concat(chunks), ...(contentType !== undefined && { contentType }) };
+  }
+
+  /** Closes the client's own connections; a `dispatcher` passed in options is left open. */
+  async close(): Promise<void> {
+    if (this.#ownsDispatcher) await this.#dispatcher.close();
+  }
+
+  // ----------------------------------------------------------------------------------------------
+  // Transport
+  // ----------------------------------------------------------------------------------------------
+
+  #send(mode: RetryMode, method: Attempt["method"], path: string, options?: CallOptions, body?: string): Promise<TextResponse> {
+    const attempt = this.#attempt(method, path, options, body, "application/json");
+    return withRetry(() => sendForText(this.#dispatcher, attempt), this.#retryOptions(mode, options));
+  }
+
+  #attempt(method: Attempt["method"], path: string, options: CallOptions | undefined, body: string | undefined, accept: string): Attempt {
+    const headers: Record<string, string> = {
+      accept,
+      "user-agent": USER_AGENT,
+      ...this.#config.headers,
+      "x-goog-api-key": this.#config.apiKey,
+    };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    return {
+      origin: this.#config.origin,
+      method,
+      path: this.#config.pathPrefix + path,
+      headers,
+      body,
+      timeoutMs: options?.timeoutMs ?? this.#config.timeoutMs,
+      signal: options?.signal,
+    };
+  }
+
+  #retryOptions(mode: RetryMode, options?: CallOptions) {
+    return { mode, policy: this.#config.retry, signal: options?.signal };
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Helpers
+// ------------------------------------------------------------------------------------------------
+
+function filesPath(environment: string, path: string): string {
+  return `/environments/${environmentSegment(environment, "environment")}/files/${filePathSegments(path, "path")}`;
+}
+
+function pageSize(value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isInteger(value) || value < 1 || value > MAX_PAGE_SIZE) {
+    throw new ValidationError("list request", [{ path: "pageSize", message: `must be an integer from 1 to ${MAX_PAGE_SIZE} (got ${value})` }]);
+  }
+  return value;
+}
+
+/** Pages of a list call, following `next_page_token` until it is absent or empty. */
+async function* pages<P extends { next_page_token?: string }>(fetchPage: (pageToken: string | undefined) => Promise<P>): AsyncGenerator<P> {
+  let token: string | undefined;
+  const seen = new Set<string>();
+  do {
+    const page = await fetchPage(token);
+    yield page;
+    token = page.next_page_token || undefined;
+    if (token !== undefined) {
+      if (seen.has(token)) {
+        throw new UnexpectedResponseError(`the server returned page token ${JSON.stringify(token)} twice; stopping to avoid a loop`, 200, "");
+      }
+      seen.add(token);
+    }
+  } while (token !== undefined);
+}
+
+/** Parses a 2xx body with `schema`; an empty body counts as `{}` (DELETE). */
+function parse<S extends z.ZodType>(schema: S, response: TextResponse, operation: string): z.infer<S> {
+  let json: unknown;
+  try {
+    json = response.text.trim() === "" ? {} : JSON.parse(response.text);
+  } catch (cause) {
+    throw new UnexpectedResponseError(`${operation}: the response body is not JSON`, response.statusCode, response.text, [], { cause });
+  }
+  const result = schema.safeParse(json);
+  if (!result.success) {
+    const issues = validationIssues(result.error);
+    throw new UnexpectedResponseError(
+      `${operation}: the response is not the documented shape: ${issues.map((i) => `${i.path || "(root)"}: ${i.message}`).join("; ")}`,
+      response.statusCode,
+      response.text,
+      issues,
+    );
+  }
+  return result.data;
+}
+
+function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}

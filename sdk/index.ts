@@ -1,0 +1,39 @@
+/** Public surface of the Environments API client. */
+export {
+  EnvironmentsClient,
+  type CallOptions,
+  type DownloadedFile,
+  type FileDownload,
+  type ListEnvironmentsParams,
+  type ListFilesParams,
+} from "./client";
+export { DEFAULTS, type EnvironmentsClientOptions, type RetryEvent, type RetryOptions } from "./config";
+export {
+  AbortedError,
+  ConfigurationError,
+  ConnectionError,
+  EnvironmentsApiError,
+  EnvironmentsError,
+  TimeoutError,
+  UnexpectedResponseError,
+  ValidationError,
+  hasStatus,
+  isAlreadyExists,
+  isFailedPrecondition,
+  isInvalidArgument,
+  isNotFound,
+  isPermissionDenied,
+  isResourceExhausted,
+  isUnauthenticated,
+} from "./errors";
+export {
+  AllowlistEntry,
+  CreateEnvironmentRequest,
+  Environment,
+  EnvironmentFile,
+  ListEnvironmentFilesResponse,
+  ListEnvironmentsResponse,
+  Network,
+  Source,
+} from "./schemas";
+export { describeIssues, type ValidationIssue } from "./validation";
