@@ -62,10 +62,9 @@ export const diff: NonNullable<Provider["diff"]> = async (_id, olds, news) => {
   const changes = new Map<string, ChangeKind>();
   for (const property of REPLACING_PROPERTIES) propertyChanges(olds[property], news[property], property, changes);
   if (olds.status === "expired") changes.set("status", "update");
+  // Dynamic providers have no detailed diff, so `replaces` carries the property paths themselves.
   const replaces = [...changes.keys()];
-  const detailedDiff: Record<string, pulumi.dynamic.PropertyDiff> = {};
-  for (const [path, kind] of changes) detailedDiff[path] = { kind: `${kind}-replace`, inputDiff: path !== "status" };
-  return { changes: replaces.length > 0, replaces, detailedDiff, deleteBeforeReplace: false };
+  return { changes: replaces.length > 0, replaces, deleteBeforeReplace: false };
 };
 
 export const create: Provider["create"] = async (inputs) => {
@@ -130,7 +129,7 @@ async function adoptExisting(client: EnvironmentsClient, inputs: EnvironmentInpu
   return { id: environment.id, outs: outputsOf(environment, inputs) };
 }
 
-function inputsOf(props: EnvironmentOutputs | undefined): EnvironmentInputs {
+function inputsOf(props: EnvironmentInputs | undefined): EnvironmentInputs {
   if (!props) return {};
   const { sources, network, fromEnvironment, adopt } = props;
   return { sources, network, fromEnvironment, adopt };

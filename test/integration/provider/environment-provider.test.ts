@@ -58,16 +58,15 @@ describe("diff", () => {
   });
 
   test.each([
-    [{ sources: [sources[0], inline(".agents/hooks-scripts/gate.py", "changed")] }, ["sources[1].content"]],
-    [{ sources: [...sources, inline("b", "b")] }, ["sources[2]"]],
-    [{ sources: [sources[0]] }, ["sources[1]"]],
+    [{ sources: [sources[0], inline(".agents/hooks-scripts/gate.py", "changed")], network: olds.network }, ["sources[1].content"]],
+    [{ sources: [...sources, inline("b", "b")], network: olds.network }, ["sources[2]"]],
+    [{ sources: [sources[0]], network: olds.network }, ["sources[1]"]],
     [{ sources, network: "disabled" as const }, ["network"]],
     [{ sources, network: { allowlist: [{ domain: "b.example.com" }] } }, ["network.allowlist[0].domain"]],
     [{ sources, network: olds.network, fromEnvironment: "env_y" }, ["fromEnvironment"]],
   ])("a change replaces and names its path: %j", async (news, replaces) => {
     const result = await provider.diff!("env_x", olds, news);
-    expect(result).toMatchObject({ changes: true, replaces, deleteBeforeReplace: false });
-    for (const path of replaces) expect(result.detailedDiff![path].kind).toMatch(/-replace$/);
+    expect(result).toEqual({ changes: true, replaces, deleteBeforeReplace: false });
   });
 
   test("adopt is not a change: removing it after adoption keeps the environment", async () => {
@@ -93,17 +92,17 @@ describe("create, read, delete", () => {
       fileCount: 2,
       sizeBytes: 22 + 11,
     });
-    const read = await provider.read!(id, outs);
+    const read = await provider.read!(id, outs!);
     expect(read).toEqual({ id, props: outs });
-    await provider.remove!(id, outs);
+    await provider.remove!(id, outs!);
     expect((await emulator.json(`/v1beta/environments/${id}`)).status).toBe(404);
   });
 
   test("read of a deleted environment gives an empty id, so the engine drops it; delete of a gone one is done", async () => {
     const { id, outs } = await provider.create({ sources });
     await emulator.json(`/v1beta/environments/${id}`, { method: "DELETE" });
-    expect(await provider.read!(id, outs)).toEqual({ id: "" });
-    await expect(provider.remove!(id, outs)).resolves.toBeUndefined();
+    expect(await provider.read!(id, outs!)).toEqual({ id: "" });
+    await expect(provider.remove!(id, outs!)).resolves.toBeUndefined();
   });
 
   test("an expired environment is read with status expired and kept in state", async () => {
@@ -112,7 +111,7 @@ describe("create, read, delete", () => {
     try {
       const { id, outs } = await provider.create({ sources });
       await new Promise((resolve) => setTimeout(resolve, 400));
-      const read = await provider.read!(id, outs);
+      const read = await provider.read!(id, outs!);
       expect(read).toMatchObject({ id, props: { status: "expired" } });
       expect((await provider.diff!(id, read.props!, { sources })).replaces).toEqual(["status"]);
     } finally {
