@@ -129,22 +129,24 @@ async function runOnce(bwrap: string, root: string, options: RunInSandboxOptions
     ...Object.entries(env).flatMap(([key, value]) => ["--setenv", key, value]),
     ...mountArgs(root, limits.tmpBytes),
     "--chdir", cwd, "--json-status-fd", String(statusFd),
-    "--", ...options.argv,
   ];
+  // Options travel on a descriptor (`--args`), so the sandbox's pid 1 shows `bwrap --args N -- cmd`
+  // in /proc/1/cmdline rather than the host paths of the layout.
+  const argsFd = statusFd + 1;
   const prlimit = [
     `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`, `--as=${limits.memoryBytes}`,
     `--nproc=${limits.maxProcesses}`, `--fsize=${limits.maxFileBytes}`, `--nofile=${limits.maxOpenFiles}`, "--core=0",
   ];
-  // bwrap, pid 1 of the sandbox and the wrapper shell count against the cgroup too.
-  const cgroup = await createPidsCgroup(limits.maxProcesses + 4);
-  const inner = ["/usr/bin/prlimit", ...prlimit, "--", bwrap, ...bwrapArgs];
+  // The cgroup also holds bwrap's monitor and the sandbox's pid 1 (the wrapper shell became bwrap).
+  const cgroup = await createPidsCgroup(limits.maxProcesses + 2);
+  const inner = ["/usr/bin/prlimit", ...prlimit, "--", bwrap, "--args", String(argsFd), "--", ...options.argv];
   const [command, ...args] = cgroup
     ? ["/bin/sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', cgroup.dir, ...inner]
     : inner;
 
   const started = performance.now();
   const child = spawn(command, args, {
-    stdio: ["pipe", "pipe", "pipe", ...ETC_DATA.map(() => "pipe" as const), "pipe"],
+    stdio: ["pipe", "pipe", "pipe", ...ETC_DATA.map(() => "pipe" as const), "pipe", "pipe"],
     detached: true, // own process group, so a kill reaches prlimit/bwrap whatever they became
     env: {},
   });
@@ -157,6 +159,7 @@ async function runOnce(bwrap: string, root: string, options: RunInSandboxOptions
   };
 
   ETC_DATA.forEach((file, i) => feed(child.stdio[3 + i] as Writable, file.content));
+  feed(child.stdio[argsFd] as Writable, bwrapArgs.map((arg) => `${arg}\0`).join(""));
   feed(child.stdin, options.stdin ?? "");
 
   let timedOut = false;
