@@ -9,7 +9,7 @@
 export const MAX_VIEW_BYTES = 1024 * 1024; // 1 MiB
 
 export const FILEOPS_PY = String.raw`
-import json, os, shutil, sys
+import json, os, sys
 
 MAX_VIEW = int(sys.argv[1])
 
@@ -65,6 +65,7 @@ def list_dir(req):
 def delete_file(req):
     path = absolute(req["path"])
     if os.path.isdir(path) and not os.path.islink(path):
+        import shutil  # only here: importing it costs more than the rest of the program
         shutil.rmtree(path)
     else:
         os.unlink(path)
