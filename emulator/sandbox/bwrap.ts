@@ -99,7 +99,7 @@ export function findBwrap(): string {
 }
 
 /** Runs `argv` in a fresh sandbox over `root`; calls on the same tree run one after another. */
-export function runInSandbox(options: RunInSandboxOptions): Promise<SandboxResult> {
+export async function runInSandbox(options: RunInSandboxOptions): Promise<SandboxResult> {
   if (options.argv.length === 0) throw new SandboxError("argv must not be empty", { code: "BAD_ARGV", status: "INTERNAL" });
   if (!(options.timeoutMs > 0)) throw new SandboxError("timeoutMs must be positive", { code: "BAD_TIMEOUT", status: "INTERNAL" });
   const bwrap = findBwrap();
