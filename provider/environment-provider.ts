@@ -63,7 +63,7 @@ export const diff: NonNullable<Provider["diff"]> = async (_id, olds, news) => {
   for (const property of REPLACING_PROPERTIES) propertyChanges(olds[property], news[property], property, changes);
   if (olds.status === "expired") changes.set("status", "update");
   const replaces = [...changes.keys()];
-  const detailedDiff: Record<string, pulumi.dynamic.PropertyDiff> = {};
+  const detailedDiff: Record<string, { kind: string; inputDiff: boolean }> = {}; // not in @pulumi/pulumi 3.248's dynamic DiffResult type
   for (const [path, kind] of changes) detailedDiff[path] = { kind: `${kind}-replace`, inputDiff: path !== "status" };
   return { changes: replaces.length > 0, replaces, detailedDiff, deleteBeforeReplace: false };
 };
@@ -130,7 +130,7 @@ async function adoptExisting(client: EnvironmentsClient, inputs: EnvironmentInpu
   return { id: environment.id, outs: outputsOf(environment, inputs) };
 }
 
-function inputsOf(props: EnvironmentOutputs | undefined): EnvironmentInputs {
+function inputsOf(props: EnvironmentInputs | undefined): EnvironmentInputs {
   if (!props) return {};
   const { sources, network, fromEnvironment, adopt } = props;
   return { sources, network, fromEnvironment, adopt };
