@@ -7,7 +7,7 @@
  *   network: NetworkPolicy.allowlist().allowHookHosts(bundle),
  *   sources: [{ type: "inline", target: "workspace/main.py", content: "print('hi')" }],
  * });
- * export const environmentId = env.id;
+ * export const environmentId = env.environmentId;
  * ```
  *
  * The child Environment gets the bundle's sources first, then `sources`. The hooks linter runs twice:
@@ -41,8 +41,11 @@ export interface GuardedEnvironmentArgs {
 }
 
 export class GuardedEnvironment extends pulumi.ComponentResource {
-  /** The Environment's id, e.g. `env_abc123`: hand it to an interaction as `environment`. */
-  readonly id: pulumi.Output<string>;
+  /**
+   * The Environment's id, e.g. `env_abc123`: hand it to an interaction as `environment`. (Not `id`,
+   * which Pulumi reserves for custom resources' provider ids.)
+   */
+  readonly environmentId: pulumi.Output<string>;
   /** `active`, or `expired` once idle too long. */
   readonly status: pulumi.Output<string>;
   readonly fileCount: pulumi.Output<number>;
@@ -70,12 +73,12 @@ export class GuardedEnvironment extends pulumi.ComponentResource {
       { sources: [...args.hooks.sources, ...(args.sources ?? [])], ...(network !== undefined && { network }) },
       { parent: this },
     );
-    this.id = this.environment.id;
+    this.environmentId = this.environment.id;
     this.status = this.environment.status;
     this.fileCount = this.environment.fileCount;
     this.sizeBytes = this.environment.sizeBytes;
     this.created = this.environment.created;
     this.lastAccessed = this.environment.lastAccessed;
-    this.registerOutputs({ id: this.id, status: this.status, fileCount: this.fileCount, sizeBytes: this.sizeBytes });
+    this.registerOutputs({ environmentId: this.environmentId, status: this.status, fileCount: this.fileCount, sizeBytes: this.sizeBytes });
   }
 }

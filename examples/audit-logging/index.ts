@@ -28,6 +28,6 @@ const env = new GuardedEnvironment("audit-logging", {
   sources: [{ type: "inline", target: "workspace/notes.md", content: "# Notes\n\nEvery read and write of this file is audited.\n" }],
 });
 
-export const environmentId = env.id;
+export const environmentId = env.environmentId;
 export const status = env.status;
 export const fileCount = env.fileCount;

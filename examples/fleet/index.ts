@@ -24,6 +24,6 @@ const fleet = Array.from({ length: count }, (_, i) =>
   }),
 );
 
-export const environmentIds = fleet.map((env) => env.id);
+export const environmentIds = fleet.map((env) => env.environmentId);
 export const statuses = fleet.map((env) => env.status);
 export const fileCounts = fleet.map((env) => env.fileCount);

@@ -28,6 +28,6 @@ const env = new GuardedEnvironment("privacy-gate", {
   sources: workspace,
 });
 
-export const environmentId = env.id;
+export const environmentId = env.environmentId;
 export const status = env.status;
 export const fileCount = env.fileCount;

@@ -18,6 +18,6 @@ const env = new GuardedEnvironment("security-gate", {
   sources: [{ type: "inline", target: "workspace/README.md", content: "Scratch space. Shell commands run through the security gate.\n" }],
 });
 
-export const environmentId = env.id;
+export const environmentId = env.environmentId;
 export const status = env.status;
 export const fileCount = env.fileCount;

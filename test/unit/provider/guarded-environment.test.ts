@@ -51,7 +51,7 @@ describe("GuardedEnvironment", () => {
       sources: [{ type: "inline", target: "workspace/main.py", content: "print('hi')" }],
       acknowledgedWarnings: ["inline-hooks-writable", "unknown-tool"],
     });
-    expect(await value(env.id)).toBe("env_mock123");
+    expect(await value(env.environmentId)).toBe("env_mock123");
     expect(await value(env.status)).toBe("active");
     expect(await value(env.fileCount)).toBe(3);
 
