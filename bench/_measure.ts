@@ -16,6 +16,21 @@ export async function medianMs(runs: number, body: () => Promise<unknown>): Prom
   return times[Math.floor(times.length / 2)];
 }
 
+/**
+ * Medians of ours and of the baseline, run alternately so that both see the same machine: on a
+ * noisy two-core box, load that comes and goes would otherwise land on one side only.
+ */
+export async function interleavedMedians(runs: number, ours: () => Promise<unknown>, baseline: () => Promise<unknown>): Promise<[number, number]> {
+  const oursTimes: number[] = [];
+  const baselineTimes: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    oursTimes.push(await medianMs(1, ours));
+    baselineTimes.push(await medianMs(1, baseline));
+  }
+  const median = (times: number[]) => times.sort((a, b) => a - b)[Math.floor(times.length / 2)];
+  return [median(oursTimes), median(baselineTimes)];
+}
+
 export interface Comparison {
   name: string;
   ours: number;

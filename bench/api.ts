@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { EnvironmentsClient } from "../sdk/client";
 import type { Source } from "../sdk/schemas";
-import { execFileAsync, medianMs, startServeProcess, type Comparison } from "./_measure";
+import { execFileAsync, interleavedMedians, startServeProcess, type Comparison } from "./_measure";
 
 const RUNS = 5;
 
@@ -24,11 +24,11 @@ export async function benchApi(): Promise<Comparison[]> {
     const thousandDir = path.join(scratch, "thousand");
     await writeTree(thousandDir, thousand);
     const created: string[] = [];
-    const create = await medianMs(RUNS, async () => created.push((await client.create({ sources: thousand })).id));
-    const copy = await medianMs(RUNS, async () => {
-      const target = path.join(scratch, `copy-${Math.random()}`);
-      await execFileAsync("cp", ["-r", thousandDir, target]);
-    });
+    const [create, copy] = await interleavedMedians(
+      RUNS,
+      async () => created.push((await client.create({ sources: thousand })).id),
+      () => execFileAsync("cp", ["-r", thousandDir, path.join(scratch, `copy-${Math.random()}`)]),
+    );
     rows.push({ name: "create, 1,000-file inline tree (1 KiB each)", ours: create, baselineName: "cp -r", baseline: copy, target: 2 });
     for (const id of created) await client.delete(id);
 
@@ -38,12 +38,15 @@ export async function benchApi(): Promise<Comparison[]> {
     const bigDir = path.join(scratch, "ten-thousand");
     await writeTree(bigDir, tenThousand);
     let listed = 0;
-    const list = await medianMs(RUNS, async () => {
-      listed = 0;
-      for await (const _ of client.listAllFiles({ environment: big.id, path: "", recursive: true, pageSize: 1000 })) listed += 1;
-    });
+    const [list, find] = await interleavedMedians(
+      RUNS,
+      async () => {
+        listed = 0;
+        for await (const _ of client.listAllFiles({ environment: big.id, path: "", recursive: true, pageSize: 1000 })) listed += 1;
+      },
+      () => execFileAsync("find", [bigDir, "-type", "f", "-printf", "%P %s %T@\n"], { maxBuffer: 64 * 1024 ** 2 }),
+    );
     if (listed !== 10_000) throw new Error(`listed ${listed} files, expected 10,000`);
-    const find = await medianMs(RUNS, () => execFileAsync("find", [bigDir, "-type", "f", "-printf", "%P %s %T@\n"], { maxBuffer: 64 * 1024 ** 2 }));
     rows.push({ name: "recursive listing, 10,000 files (pages of 1000)", ours: list, baselineName: "find -printf path size", baseline: find, target: 2 });
     await client.delete(big.id);
 
@@ -53,14 +56,18 @@ export async function benchApi(): Promise<Comparison[]> {
     const withBlob = await client.create({ sources: [{ type: "inline", encoding: "base64", content: blob.toString("base64"), target: "blob.bin" }] });
     const blobFile = path.join(scratch, "blob.bin");
     await fs.writeFile(blobFile, blob);
-    const download = await medianMs(RUNS, async () => {
+    const drain = async () => {
       const file = await client.download(withBlob.id, "blob.bin");
       for await (const _ of file.body) {
         // drain
       }
-    });
-    const cat = await medianMs(RUNS, () => execFileAsync("sh", ["-c", `cat "${blobFile}" > /dev/null`]));
+    };
+    const [download, cat] = await interleavedMedians(RUNS, drain, () => execFileAsync("sh", ["-c", `cat "${blobFile}" > /dev/null`]));
+    // `cat > /dev/null` never moves the bytes to another process; a download always does, so the
+    // pipe between two processes is printed too.
+    const [, catPipe] = await interleavedMedians(RUNS, drain, () => execFileAsync("sh", ["-c", `cat "${blobFile}" | cat > /dev/null`]));
     rows.push({ name: "download, 50 MB file (streamed)", ours: download, baselineName: "cat > /dev/null", baseline: cat, target: 2 });
+    rows.push({ name: "download, 50 MB file (streamed)", ours: download, baselineName: "cat | cat > /dev/null", baseline: catPipe, target: 2 });
     await client.delete(withBlob.id);
     return rows;
   } finally {
