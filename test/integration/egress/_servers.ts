@@ -49,7 +49,7 @@ export async function startUpstream(secure = false): Promise<Upstream> {
       const recorded = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") };
       upstream.requests.push(recorded);
       const { status, body, delayMs } = upstream.answer(recorded);
-      setTimeout(() => res.writeHead(status, { "content-type": "text/plain" }).end(body), delayMs ?? 0);
+      setTimeout(() => res.writeHead(status, { "content-type": "text/plain" }).end(body), delayMs ?? 0).unref();
     });
   };
   let server: http.Server;
