@@ -7,7 +7,7 @@
  *   other trust anchor: every TLS connection it makes ends at the proxy);
  * - a forwarder started before the command, inside the sandbox's own network namespace:
  *   `socat TCP-LISTEN:3128,bind=127.0.0.1,fork UNIX-CONNECT:/etc/genv-egress/proxy.sock`; the
- *   command starts once it listens (polled in `/proc/net/tcp`);
+ *   command starts once the port accepts connections;
  * - `HTTP_PROXY`/`HTTPS_PROXY` (both cases) = `http://127.0.0.1:3128`, `NO_PROXY` empty, and the CA
  *   in `SSL_CERT_FILE`, `CURL_CA_BUNDLE`, `REQUESTS_CA_BUNDLE`, `NODE_EXTRA_CA_CERTS`, `GIT_SSL_CAINFO`,
  *   `PIP_CERT`.
@@ -38,12 +38,13 @@ export const SANDBOX_SOCKET_PATH = "/etc/genv-egress/proxy.sock";
 export const SANDBOX_CA_PATH = "/etc/ssl/certs/genv-egress-ca.pem";
 const SOCAT = "/usr/bin/socat";
 
-// 127.0.0.1:3128 in LISTEN state (0A), as the kernel prints it in /proc/net/tcp.
-const LISTENING = `0100007F:${SANDBOX_PROXY_PORT.toString(16).toUpperCase().padStart(4, "0")} 00000000:0000 0A`;
+// Waits with bash builtins only: a connect to 127.0.0.1:3128 is refused at once until socat listens
+// (≈ 5 ms; reading /proc/net/tcp instead costs ~10 ms per poll on a busy host). The probe's one
+// connection reaches the proxy as a connection without a request, which it ignores.
 const FORWARDER =
   `${SOCAT} -lf /dev/null TCP-LISTEN:${SANDBOX_PROXY_PORT},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${SANDBOX_SOCKET_PATH} </dev/null >/dev/null 2>&1 &\n` +
-  `i=0; while ! /usr/bin/grep -q '${LISTENING}' /proc/net/tcp && [ $i -lt 2000 ]; do i=$((i+1)); /usr/bin/sleep 0.001; done\n` +
-  'exec "$@"';
+  `for ((i = 0; i < 100000; i++)); do { : 3<>/dev/tcp/127.0.0.1/${SANDBOX_PROXY_PORT}; } 2>/dev/null && break; done\n` +
+  'unset i; exec "$@"';
 
 /** The egress additions for a call, or undefined when the policy lets nothing out (no proxy at all). */
 export async function prepareSandboxEgress(egress: SandboxEgress): Promise<SandboxEgressSetup | undefined> {
@@ -67,6 +68,6 @@ export async function prepareSandboxEgress(egress: SandboxEgress): Promise<Sandb
       GIT_SSL_CAINFO: ca,
       PIP_CERT: ca,
     },
-    wrap: (argv) => ["/bin/sh", "-c", FORWARDER, "genv-egress", ...argv],
+    wrap: (argv) => ["/bin/bash", "-c", FORWARDER, "genv-egress", ...argv],
   };
 }
