@@ -6,6 +6,7 @@ import { promises as fs } from "node:fs";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { EgressProxy, type CredentialResolver } from "./egress";
 import { createHandler, type RequestLogEntry, type Route } from "./http";
 import { EnvironmentsService } from "./service";
 import { EnvironmentStore } from "./store";
@@ -32,8 +33,17 @@ export interface EmulatorOptions {
   now?: () => number;
   onRequest?: (entry: RequestLogEntry) => void;
   onInternalError?: (error: unknown) => void;
+  /**
+   * Operator overrides of egress (`genv serve --egress-route HOST=URL`): a sandbox's traffic for HOST
+   * goes to URL, e.g. `{"telemetry.example.com": "http://127.0.0.1:9000"}` — the only way to loopback.
+   */
+  egressRoutes?: Readonly<Record<string, string>>;
+  /** Test only: extra PEM CAs the egress proxy trusts for upstream TLS (e.g. a local HTTPS upstream's). */
+  egressUpstreamCa?: string | readonly string[];
+  /** Reveals a credential an allowlist entry references, for the egress proxy to inject. */
+  resolveCredential?: CredentialResolver;
   /** Routes added by other parts of the emulator (tools, uploads, credentials). */
-  extraRoutes?: (context: { service: EnvironmentsService; trees: TreeStore; dataDir: string }) => Route[];
+  extraRoutes?: (context: { service: EnvironmentsService; trees: TreeStore; dataDir: string; egress: EgressProxy }) => Route[];
 }
 
 export const EMULATOR_DEFAULTS = {
@@ -51,6 +61,8 @@ export interface RunningEmulator {
   port: number;
   dataDir: string;
   service: EnvironmentsService;
+  /** The egress proxy: pass `{proxy: egress, network, owner, envId}` as a sandbox call's `egress`. */
+  egress: EgressProxy;
   close(): Promise<void>;
 }
 
@@ -72,13 +84,19 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     maxBytes: options.maxBytes ?? EMULATOR_DEFAULTS.maxBytes,
     now: options.now ?? Date.now,
   });
+  const egress = new EgressProxy({
+    dataDir,
+    routes: options.egressRoutes,
+    upstreamCa: options.egressUpstreamCa,
+    resolveCredential: options.resolveCredential,
+  });
   const server: Server = createServer(
     createHandler(service, {
       apiKeys: new Set(options.apiKeys),
       maxBodyBytes: options.maxBodyBytes ?? EMULATOR_DEFAULTS.maxBodyBytes,
       onRequest: options.onRequest,
       onInternalError: options.onInternalError,
-      extraRoutes: options.extraRoutes?.({ service, trees, dataDir }),
+      extraRoutes: options.extraRoutes?.({ service, trees, dataDir, egress }),
     }),
   );
   const host = options.host ?? EMULATOR_DEFAULTS.host;
@@ -93,11 +111,13 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     port,
     dataDir,
     service,
+    egress,
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      await egress.close();
       store.close();
       if (options.inMemory) await fs.rm(dataDir, { recursive: true, force: true });
     },

@@ -7,6 +7,7 @@ import { Command, Option } from "commander";
 import ms from "ms";
 import { EMULATOR_DEFAULTS, startEmulator, type RunningEmulator } from "../../emulator/server";
 import type { RequestLogEntry } from "../../emulator/http";
+import { parseRoutes } from "../../emulator/egress";
 import { CLIError } from "../errors";
 
 export interface ServeOptions {
@@ -17,6 +18,7 @@ export interface ServeOptions {
   inMemory: boolean;
   idleTtl: string;
   logFormat: "text" | "json";
+  egressRoute: string[];
 }
 
 export function register(program: Command): void {
@@ -29,6 +31,7 @@ export function register(program: Command): void {
     .option("--api-key <key>", "accepted API key (repeatable); one is generated when omitted", collect, [])
     .option("--in-memory", "throwaway run: nothing kept after exit", false)
     .option("--idle-ttl <duration>", "idle time before an environment expires, e.g. 30m, 7d", "7d")
+    .option("--egress-route <host=url>", "send sandbox traffic for HOST to URL, e.g. api.example.com=http://127.0.0.1:9000 (repeatable)", collect, [])
     .addOption(new Option("--log-format <format>", "request log format").choices(["text", "json"]).default("text"))
     .action(async (options: ServeOptions) => {
       const { emulator, generatedKey } = await runServe(options, (line) => process.stderr.write(`${line}\n`));
@@ -56,6 +59,7 @@ export async function runServe(
     inMemory: options.inMemory,
     apiKeys: generatedKey ? [generatedKey] : options.apiKey,
     idleTtlMs,
+    egressRoutes: parseEgressRoutes(options.egressRoute ?? []),
     onRequest: (entry) => log(formatLogLine(entry, options.logFormat)),
     onInternalError: (error) => log(`internal error: ${(error as Error)?.stack ?? String(error)}`),
   });
@@ -71,6 +75,22 @@ function parsePort(value: string): number {
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CLIError(`--port: "${value}" is not a port number (0-65535)`);
   return port;
+}
+
+/** `HOST=URL` pairs of `--egress-route`; the URLs are checked by the emulator. */
+export function parseEgressRoutes(values: readonly string[]): Record<string, string> {
+  const routes: Record<string, string> = {};
+  for (const value of values) {
+    const at = value.indexOf("=");
+    if (at <= 0 || at === value.length - 1) throw new CLIError(`--egress-route: "${value}" is not HOST=URL, e.g. api.example.com=http://127.0.0.1:9000`);
+    routes[value.slice(0, at)] = value.slice(at + 1);
+  }
+  try {
+    parseRoutes(routes);
+  } catch (error) {
+    throw new CLIError(`--egress-route: ${(error as Error).message}`);
+  }
+  return routes;
 }
 
 function collect(value: string, previous: string[]): string[] {

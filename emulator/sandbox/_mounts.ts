@@ -35,8 +35,11 @@ export const ETC_DATA: ReadonlyArray<{ target: string; content: string }> = [
   { target: "/etc/hosts", content: HOSTS },
 ];
 
-/** bwrap arguments for the layout; `root` is the environment tree on the host. */
-export function mountArgs(root: string, tmpBytes: number): string[] {
+/**
+ * bwrap arguments for the layout; `root` is the environment tree on the host. `etcArgs` are binds
+ * into the generated `/etc` before it turns read-only (the egress proxy's socket and CA).
+ */
+export function mountArgs(root: string, tmpBytes: number, etcArgs: readonly string[] = []): string[] {
   const args = ["--bind", root, "/"];
   for (const dir of SYSTEM_DIRS) if (existsSync(`/${dir}`)) args.push("--ro-bind", `/${dir}`, `/${dir}`);
   args.push("--proc", "/proc", "--dev", "/dev", "--size", String(tmpBytes), "--perms", "1777", "--tmpfs", "/tmp");
@@ -47,7 +50,7 @@ export function mountArgs(root: string, tmpBytes: number): string[] {
   for (const hostFile of ["/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime"]) {
     if (existsSync(hostFile)) args.push("--ro-bind", hostFile, hostFile);
   }
-  args.push("--remount-ro", "/etc");
+  args.push(...etcArgs, "--remount-ro", "/etc");
   return args;
 }
 

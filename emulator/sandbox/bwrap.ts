@@ -4,7 +4,8 @@
  * Layout (see `_mounts.ts`): the tree read-write at `/`; the host's `/usr` and the merged-/usr
  * directories read-only; fresh `/proc`, `/dev` and a size-capped tmpfs `/tmp`; a generated minimal
  * `/etc`. Namespaces: all of them (user, mount, PID, IPC, UTS, cgroup, network), so there is no
- * network at all, not even the host's loopback. The command runs as uid 1000 with no capabilities;
+ * network at all, not even the host's loopback — unless the call has `egress`, whose only way out is
+ * the environment's policy proxy (`emulator/egress/`). The command runs as uid 1000 with no capabilities;
  * the user namespace maps it to the emulator's own uid, so files it creates belong to the emulator.
  */
 import { spawn } from "node:child_process";
@@ -15,6 +16,7 @@ import type { Readable, Writable } from "node:stream";
 import { createPidsCgroup } from "./_cgroup";
 import { ETC_DATA, SANDBOX_UID, checkReserved, mountArgs, removeMountPoints, serialised } from "./_mounts";
 import { SandboxError, SandboxUnavailableError } from "./errors";
+import { prepareSandboxEgress, type SandboxEgress } from "../egress/sandbox";
 
 /** Resource limits of one call. Every limit applies to the whole call unless it says per process. */
 export interface SandboxLimits {
@@ -60,6 +62,11 @@ export interface RunInSandboxOptions {
   timeoutMs: number;
   /** Overrides of `DEFAULT_LIMITS`. */
   limits?: Partial<SandboxLimits>;
+  /**
+   * Network egress through the environment's policy proxy (`emulator/egress/`). Omitted, or a
+   * `"disabled"` network: no network at all, only the sandbox's own loopback.
+   */
+  egress?: SandboxEgress;
 }
 
 export interface SandboxResult {
@@ -119,7 +126,9 @@ export async function runInSandbox(options: RunInSandboxOptions): Promise<Sandbo
 async function runOnce(bwrap: string, root: string, options: RunInSandboxOptions): Promise<SandboxResult> {
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const cwd = options.cwd ?? ((await fs.lstat(path.join(root, "workspace")).catch(() => undefined))?.isDirectory() ? "/workspace" : "/");
-  const env = { ...BASE_ENV, ...options.env };
+  const egress = options.egress ? await prepareSandboxEgress(options.egress) : undefined;
+  const env = { ...BASE_ENV, ...options.env, ...egress?.env };
+  const argv = egress ? egress.wrap(options.argv) : options.argv;
   const statusFd = 3 + ETC_DATA.length;
 
   const bwrapArgs = [
@@ -127,7 +136,7 @@ async function runOnce(bwrap: string, root: string, options: RunInSandboxOptions
     "--uid", String(SANDBOX_UID), "--gid", String(SANDBOX_UID), "--hostname", "sandbox",
     "--cap-drop", "ALL", "--clearenv",
     ...Object.entries(env).flatMap(([key, value]) => ["--setenv", key, value]),
-    ...mountArgs(root, limits.tmpBytes),
+    ...mountArgs(root, limits.tmpBytes, egress?.etcArgs),
     "--chdir", cwd, "--json-status-fd", String(statusFd),
   ];
   // Options travel on a descriptor (`--args`), so the sandbox's pid 1 shows `bwrap --args N -- cmd`
@@ -139,7 +148,7 @@ async function runOnce(bwrap: string, root: string, options: RunInSandboxOptions
   ];
   // The cgroup also holds bwrap's monitor and the sandbox's pid 1 (the wrapper shell became bwrap).
   const cgroup = await createPidsCgroup(limits.maxProcesses + 2);
-  const inner = ["/usr/bin/prlimit", ...prlimit, "--", bwrap, "--args", String(argsFd), "--", ...options.argv];
+  const inner = ["/usr/bin/prlimit", ...prlimit, "--", bwrap, "--args", String(argsFd), "--", ...argv];
   const [command, ...args] = cgroup
     ? ["/bin/sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', cgroup.dir, ...inner]
     : inner;

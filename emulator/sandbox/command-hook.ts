@@ -4,6 +4,7 @@
  * runtime interprets the result (decision JSON on stdout; crash, timeout or junk = allow).
  */
 import { type SandboxLimits, type SandboxResult, runInSandbox } from "./bwrap";
+import type { SandboxEgress } from "../egress/sandbox";
 
 export interface CommandHookOptions {
   /** The environment tree on the host (the sandbox's `/`). */
@@ -18,6 +19,8 @@ export interface CommandHookOptions {
   limits?: Partial<SandboxLimits>;
   /** Extra environment variables for the sandbox. */
   env?: Readonly<Record<string, string>>;
+  /** Network egress under the environment's policy; omitted: no network. */
+  egress?: SandboxEgress;
 }
 
 const HOOK_TIMEOUT_SECONDS = 30; // spec/HOOKS.md default
@@ -30,6 +33,7 @@ export function runCommandHook(options: CommandHookOptions): Promise<SandboxResu
     argv: ["/bin/bash", "-c", options.command],
     stdin: typeof options.stdinJson === "string" ? options.stdinJson : JSON.stringify(options.stdinJson),
     env: options.env,
+    egress: options.egress,
     timeoutMs: timeoutSeconds * 1000,
     limits: options.limits,
   });

@@ -1,6 +1,7 @@
 /** The sandbox: bubblewrap isolation over an environment tree, the six tools, command hooks. */
 export { DEFAULT_LIMITS, findBwrap, runInSandbox } from "./bwrap";
 export type { RunInSandboxOptions, SandboxLimits, SandboxResult } from "./bwrap";
+export type { SandboxEgress } from "../egress/sandbox";
 export { runCommandHook } from "./command-hook";
 export type { CommandHookOptions } from "./command-hook";
 export { RESERVED_TOP_LEVEL } from "./_mounts";

@@ -16,6 +16,7 @@ import { z } from "zod";
 import { validationIssues } from "../../sdk/validation";
 import { type SandboxLimits, type SandboxResult, runInSandbox } from "./bwrap";
 import { FILEOPS_PY, MAX_VIEW_BYTES } from "./_fileops";
+import type { SandboxEgress } from "../egress/sandbox";
 import { InvalidToolArgsError, SandboxError, UnknownToolError } from "./errors";
 
 // ── schemas ─────────────────────────────────────────────────────────────────────────────────────
@@ -75,6 +76,8 @@ export interface ToolContext {
   limits?: Partial<SandboxLimits>;
   /** Extra environment variables for the sandbox. */
   env?: Readonly<Record<string, string>>;
+  /** Network egress under the environment's policy; omitted: no network (see `RunInSandboxOptions`). */
+  egress?: SandboxEgress;
 }
 
 const CODE_TIMEOUT_MS = 60_000; // 60 s
@@ -111,6 +114,7 @@ async function codeExecution(args: ToolArgs<"code_execution">, context: ToolCont
     argv,
     stdin: small ? undefined : args.code,
     env: context.env,
+    egress: context.egress,
     timeoutMs,
     limits: context.limits,
   });
@@ -132,6 +136,7 @@ async function fileOperation(op: ToolName, args: object, context: ToolContext): 
     argv: ["/usr/bin/python3", "-I", "-B", "-c", FILEOPS_PY, String(MAX_VIEW_BYTES)],
     stdin: JSON.stringify({ op, ...args }),
     env: context.env,
+    egress: context.egress,
     timeoutMs,
     // JSON escaping can grow a 1 MiB view several times over.
     limits: { ...context.limits, maxOutputBytes: Math.max(context.limits?.maxOutputBytes ?? 0, 8 * MAX_VIEW_BYTES) },
