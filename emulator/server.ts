@@ -6,6 +6,7 @@ import { promises as fs } from "node:fs";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { CredentialsService, credentialRoutes, credentialsKeySource } from "./credentials";
 import { createHandler, type RequestLogEntry, type Route } from "./http";
 import { EnvironmentsService } from "./service";
 import { EnvironmentStore } from "./store";
@@ -32,8 +33,13 @@ export interface EmulatorOptions {
   now?: () => number;
   onRequest?: (entry: RequestLogEntry) => void;
   onInternalError?: (error: unknown) => void;
-  /** Routes added by other parts of the emulator (tools, uploads, credentials). */
-  extraRoutes?: (context: { service: EnvironmentsService; trees: TreeStore; dataDir: string }) => Route[];
+  /**
+   * AES-256-GCM key for stored credential secrets (32 bytes). Default: env `GENV_CREDENTIALS_KEY`
+   * (base64), else `<dataDir>/credentials.key`, created with mode 0600 on first use.
+   */
+  credentialsKey?: Buffer;
+  /** Routes added by other parts of the emulator (tools, …), tried after the built-in ones. */
+  extraRoutes?: (context: { service: EnvironmentsService; trees: TreeStore; dataDir: string; credentials: CredentialsService }) => Route[];
 }
 
 export const EMULATOR_DEFAULTS = {
@@ -51,6 +57,8 @@ export interface RunningEmulator {
   port: number;
   dataDir: string;
   service: EnvironmentsService;
+  /** Stored credentials; `credentials.reveal(owner, id)` decrypts one for the egress proxy. */
+  credentials: CredentialsService;
   close(): Promise<void>;
 }
 
@@ -66,11 +74,21 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
   await trees.init();
   await trees.sweep(store.allIds());
 
+  if (options.credentialsKey !== undefined && options.credentialsKey.length !== 32) {
+    throw new Error("startEmulator: credentialsKey must be 32 bytes");
+  }
+  const credentialsKey = options.credentialsKey;
+  const credentials = new CredentialsService({
+    databaseFile: options.inMemory ? ":memory:" : path.join(dataDir, "environments.sqlite"),
+    key: credentialsKey ? () => credentialsKey : credentialsKeySource(dataDir),
+    now: options.now ?? Date.now,
+  });
   const service = new EnvironmentsService(store, trees, {
     idleTtlMs: options.idleTtlMs ?? EMULATOR_DEFAULTS.idleTtlMs,
     maxFiles: options.maxFiles ?? EMULATOR_DEFAULTS.maxFiles,
     maxBytes: options.maxBytes ?? EMULATOR_DEFAULTS.maxBytes,
     now: options.now ?? Date.now,
+    credentialExists: (owner, id) => credentials.exists(owner, id),
   });
   const server: Server = createServer(
     createHandler(service, {
@@ -78,7 +96,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
       maxBodyBytes: options.maxBodyBytes ?? EMULATOR_DEFAULTS.maxBodyBytes,
       onRequest: options.onRequest,
       onInternalError: options.onInternalError,
-      extraRoutes: options.extraRoutes?.({ service, trees, dataDir }),
+      extraRoutes: [credentialRoutes(credentials), ...(options.extraRoutes?.({ service, trees, dataDir, credentials }) ?? [])],
     }),
   );
   const host = options.host ?? EMULATOR_DEFAULTS.host;
@@ -93,12 +111,14 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     port,
     dataDir,
     service,
+    credentials,
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
       store.close();
+      credentials.close();
       if (options.inMemory) await fs.rm(dataDir, { recursive: true, force: true });
     },
   };

@@ -15,6 +15,8 @@ export interface SourceLimits {
   maxBytes: number;
 }
 
+export type SourceOptions = SourceLimits;
+
 export async function materializeSources(sources: readonly Source[], dir: string, limits: SourceLimits): Promise<void> {
   let files = 0;
   let bytes = 0;
