@@ -11,6 +11,7 @@ import { createHandler, type RequestLogEntry, type Route } from "./http";
 import { EnvironmentsService } from "./service";
 import { EnvironmentStore } from "./store";
 import { TreeStore } from "./trees";
+import { Uploads, uploadRoutes } from "./uploads";
 
 export interface EmulatorOptions {
   /** Where the database and file trees live. Ignored with `inMemory`. */
@@ -38,6 +39,8 @@ export interface EmulatorOptions {
    * (base64), else `<dataDir>/credentials.key`, created with mode 0600 on first use.
    */
   credentialsKey?: Buffer;
+  /** How long a resumable upload session may take from its start. Default 1 hour. */
+  uploadSessionTtlMs?: number;
   /** Routes added by other parts of the emulator (tools, …), tried after the built-in ones. */
   extraRoutes?: (context: { service: EnvironmentsService; trees: TreeStore; dataDir: string; credentials: CredentialsService }) => Route[];
 }
@@ -59,6 +62,8 @@ export interface RunningEmulator {
   service: EnvironmentsService;
   /** Stored credentials; `credentials.reveal(owner, id)` decrypts one for the egress proxy. */
   credentials: CredentialsService;
+  /** Resumable upload sessions in progress. */
+  uploads: Uploads;
   close(): Promise<void>;
 }
 
@@ -90,13 +95,20 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     now: options.now ?? Date.now,
     credentialExists: (owner, id) => credentials.exists(owner, id),
   });
+  const uploads = new Uploads(service, trees, {
+    sessionTtlMs: options.uploadSessionTtlMs,
+    maxFiles: options.maxFiles ?? EMULATOR_DEFAULTS.maxFiles,
+    maxBytes: options.maxBytes ?? EMULATOR_DEFAULTS.maxBytes,
+    now: options.now ?? Date.now,
+  });
+  uploads.init();
   const server: Server = createServer(
     createHandler(service, {
       apiKeys: new Set(options.apiKeys),
       maxBodyBytes: options.maxBodyBytes ?? EMULATOR_DEFAULTS.maxBodyBytes,
       onRequest: options.onRequest,
       onInternalError: options.onInternalError,
-      extraRoutes: [credentialRoutes(credentials), ...(options.extraRoutes?.({ service, trees, dataDir, credentials }) ?? [])],
+      extraRoutes: [credentialRoutes(credentials), uploadRoutes(uploads), ...(options.extraRoutes?.({ service, trees, dataDir, credentials }) ?? [])],
     }),
   );
   const host = options.host ?? EMULATOR_DEFAULTS.host;
@@ -112,11 +124,13 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     dataDir,
     service,
     credentials,
+    uploads,
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      await uploads.close();
       store.close();
       credentials.close();
       if (options.inMemory) await fs.rm(dataDir, { recursive: true, force: true });

@@ -248,7 +248,7 @@ function toWire(row: EnvironmentRow): Environment {
   return environment;
 }
 
-function toWireFile(entry: TreeEntry): EnvironmentFile {
+export function toWireFile(entry: TreeEntry): EnvironmentFile {
   const file: EnvironmentFile = { name: entry.name, path: entry.path, type: entry.type };
   if (entry.type === "file") {
     file.mime_type = mimeTypeOf(entry.name);
