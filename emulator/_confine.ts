@@ -67,3 +67,29 @@ export async function symlinkStaysInside(root: string, relative: string): Promis
   }
   return true;
 }
+
+export interface WalkEntry {
+  relative: string;
+  kind: "dir" | "file" | "link";
+  sizeBytes: number;
+}
+
+/** Directories before their contents, names in order; entries named in `skip` are left out (with their contents). */
+export async function walk(root: string, relative = "", skip: ReadonlySet<string> = new Set()): Promise<WalkEntry[]> {
+  const out: WalkEntry[] = [];
+  const dirents = await fs.readdir(path.join(root, relative), { withFileTypes: true });
+  dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const dirent of dirents) {
+    if (skip.has(dirent.name)) continue;
+    const child = relative ? `${relative}/${dirent.name}` : dirent.name;
+    if (dirent.isDirectory()) {
+      out.push({ relative: child, kind: "dir", sizeBytes: 0 });
+      out.push(...(await walk(root, child, skip)));
+    } else if (dirent.isSymbolicLink()) {
+      out.push({ relative: child, kind: "link", sizeBytes: 0 });
+    } else if (dirent.isFile()) {
+      out.push({ relative: child, kind: "file", sizeBytes: (await fs.lstat(path.join(root, child))).size });
+    }
+  }
+  return out;
+}

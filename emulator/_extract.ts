@@ -10,7 +10,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import * as tar from "tar";
 import { HttpError, invalidArgument } from "./errors";
-import { ensureDirectories, symlinkStaysInside } from "./_confine";
+import { ensureDirectories, symlinkStaysInside, walk } from "./_confine";
 
 const ALLOWED = new Set(["File", "OldFile", "ContiguousFile", "Directory", "SymbolicLink", "Link"]);
 
@@ -72,31 +72,6 @@ function escapes(target: string, from: readonly string[]): boolean {
 }
 
 const segmentsOf = (entryPath: string) => entryPath.split("/").filter((part) => part !== "" && part !== ".");
-
-interface WalkEntry {
-  relative: string;
-  kind: "dir" | "file" | "link";
-  sizeBytes: number;
-}
-
-/** Directories before their contents, names in order. */
-export async function walk(root: string, relative = ""): Promise<WalkEntry[]> {
-  const out: WalkEntry[] = [];
-  const dirents = await fs.readdir(path.join(root, relative), { withFileTypes: true });
-  dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const dirent of dirents) {
-    const child = relative ? `${relative}/${dirent.name}` : dirent.name;
-    if (dirent.isDirectory()) {
-      out.push({ relative: child, kind: "dir", sizeBytes: 0 });
-      out.push(...(await walk(root, child)));
-    } else if (dirent.isSymbolicLink()) {
-      out.push({ relative: child, kind: "link", sizeBytes: 0 });
-    } else if (dirent.isFile()) {
-      out.push({ relative: child, kind: "file", sizeBytes: (await fs.lstat(path.join(root, child))).size });
-    }
-  }
-  return out;
-}
 
 /**
  * Moves the unpacked tree into `treeRoot/destSegments`. Conflicts are found before anything moves:

@@ -39,6 +39,13 @@ export interface EmulatorOptions {
    * (base64), else `<dataDir>/credentials.key`, created with mode 0600 on first use.
    */
   credentialsKey?: Buffer;
+  /**
+   * Directory that `skill_registry` sources resolve in: `{"type": "skill_registry", "source":
+   * "skills/my-skill"}` copies `<skillRegistryDir>/skills/my-skill`. Without it such sources are a 400.
+   */
+  skillRegistryDir?: string;
+  /** Limit on each git command of a `repository` source. Default 60 s. */
+  gitTimeoutMs?: number;
   /** How long a resumable upload session may take from its start. Default 1 hour. */
   uploadSessionTtlMs?: number;
   /** Routes added by other parts of the emulator (tools, …), tried after the built-in ones. */
@@ -94,6 +101,8 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     maxBytes: options.maxBytes ?? EMULATOR_DEFAULTS.maxBytes,
     now: options.now ?? Date.now,
     credentialExists: (owner, id) => credentials.exists(owner, id),
+    skillRegistryDir: options.skillRegistryDir && path.resolve(options.skillRegistryDir),
+    gitTimeoutMs: options.gitTimeoutMs,
   });
   const uploads = new Uploads(service, trees, {
     sessionTtlMs: options.uploadSessionTtlMs,
