@@ -17,6 +17,7 @@ const owner = ownerOf(TEST_KEY);
 
 beforeAll(async () => {
   console.warn = () => {}; // the client's "experimental" notice
+  delete process.env.GENV_CREDENTIALS_KEY; // this file tests the key file
   dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "genv-cred-"));
   emulator = await startTestEmulator({ dataDir });
   ai = new GoogleGenAI({ apiKey: TEST_KEY, httpOptions: { baseUrl: emulator.url } });
