@@ -13,7 +13,7 @@ import { CreateEnvironmentRequest, type Environment, type EnvironmentFile } from
 import { describeIssues, validationIssues } from "../sdk/validation";
 import { invalidArgument, notFound } from "./errors";
 import { materializeSources, type SourceOptions } from "./sources";
-import type { EnvironmentRow, EnvironmentStore } from "./store";
+import type { EnvironmentRow, EnvironmentSpec, EnvironmentStore } from "./store";
 import { assertIsFile, mimeTypeOf, type TreeEntry, type TreeStore } from "./trees";
 
 export interface ServiceOptions extends SourceOptions {
@@ -63,8 +63,8 @@ export class EnvironmentsService {
     const id = `env_${randomBytes(10).toString("hex")}`;
     try {
       if (origin) await this.trees.copyInto(origin.id, scratch);
-      await materializeSources(request.sources ?? [], scratch, this.options);
-      const stats = await this.trees.stats(scratch);
+      const written = await materializeSources(request.sources ?? [], scratch, this.options);
+      const stats = origin ? await this.trees.stats(scratch) : written;
       await this.trees.commit(scratch, id);
       const now = this.options.now();
       this.store.insert({
@@ -74,10 +74,11 @@ export class EnvironmentsService {
         updated_ms: now,
         last_accessed_ms: now,
         status: "active",
-        sources: request.sources ? JSON.stringify(request.sources) : null,
-        network: request.network !== undefined ? JSON.stringify(request.network) : null,
         file_count: stats.fileCount,
         size_bytes: stats.sizeBytes,
+      }, {
+        sources: request.sources ? JSON.stringify(request.sources) : null,
+        network: request.network !== undefined ? JSON.stringify(request.network) : null,
       });
     } catch (error) {
       await this.trees.discard(scratch);
@@ -88,7 +89,8 @@ export class EnvironmentsService {
   }
 
   get(owner: string, id: string): Environment {
-    return toWire(this.row(owner, id));
+    const row = this.row(owner, id);
+    return toWire(row, this.store.spec(row.id));
   }
 
   list(owner: string, pageSize: number | undefined, pageToken: string | undefined): { environments: Environment[]; next_page_token?: string } {
@@ -96,7 +98,7 @@ export class EnvironmentsService {
     const after = pageToken ? decodeToken(pageToken, "environments").seq : 0;
     if (typeof after !== "number") throw invalidArgument("page_token: is not a token this server issued");
     const rows = this.store.page(owner, after, size + 1);
-    const page = rows.slice(0, size).map((row) => toWire(this.withCurrentStatus(row)));
+    const page = rows.slice(0, size).map((row) => toWire(this.withCurrentStatus(row), this.store.spec(row.id)));
     const next = rows.length > size ? encodeToken("environments", { seq: rows[size - 1].seq }) : undefined;
     return next ? { environments: page, next_page_token: next } : { environments: page };
   }
@@ -233,7 +235,7 @@ export function decodeToken(token: string, kind: string): Record<string, unknown
   throw invalidArgument("page_token: is not a token this server issued for this listing; start again without it");
 }
 
-function toWire(row: EnvironmentRow): Environment {
+function toWire(row: EnvironmentRow, spec: EnvironmentSpec): Environment {
   const environment: Environment = {
     id: row.id,
     created: isoSeconds(row.created_ms),
@@ -243,8 +245,8 @@ function toWire(row: EnvironmentRow): Environment {
     size_bytes: String(row.size_bytes),
     status: row.status,
   };
-  if (row.network !== null) environment.network = JSON.parse(row.network);
-  if (row.sources !== null) environment.sources = JSON.parse(row.sources);
+  if (spec.network !== null) environment.network = JSON.parse(spec.network);
+  if (spec.sources !== null) environment.sources = JSON.parse(spec.sources);
   return environment;
 }
 

@@ -13,14 +13,22 @@ export interface EnvironmentRow {
   updated_ms: number;
   last_accessed_ms: number;
   status: "active" | "expired";
-  /** JSON text of the request's sources / network, as received; NULL when omitted. */
-  sources: string | null;
-  network: string | null;
   file_count: number;
   size_bytes: number;
 }
 
 export type NewEnvironmentRow = Omit<EnvironmentRow, "seq">;
+
+/**
+ * What the environment was created from, echoed by Get and List. Kept apart from the row because
+ * inline content can be megabytes: the hot paths (file reads, `last_accessed` updates) never load
+ * or rewrite it.
+ */
+export interface EnvironmentSpec {
+  /** JSON text of the request's sources / network, as received; NULL when omitted. */
+  sources: string | null;
+  network: string | null;
+}
 
 const MIGRATION = `
 CREATE TABLE IF NOT EXISTS environments (
@@ -31,12 +39,15 @@ CREATE TABLE IF NOT EXISTS environments (
   updated_ms INTEGER NOT NULL,
   last_accessed_ms INTEGER NOT NULL,
   status TEXT NOT NULL,
-  sources TEXT,
-  network TEXT,
   file_count INTEGER NOT NULL,
   size_bytes INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS environments_by_owner ON environments (owner, seq);
+CREATE TABLE IF NOT EXISTS environment_specs (
+  id TEXT PRIMARY KEY REFERENCES environments (id) ON DELETE CASCADE,
+  sources TEXT,
+  network TEXT
+);
 `;
 
 export class EnvironmentStore {
@@ -48,12 +59,15 @@ export class EnvironmentStore {
     this.db = new Database(file);
     this.db.pragma("journal_mode = WAL");
     this.db.pragma("synchronous = NORMAL");
+    this.db.pragma("foreign_keys = ON");
     this.db.exec(MIGRATION);
     this.statements = {
       insert: this.db.prepare<NewEnvironmentRow>(
-        `INSERT INTO environments (id, owner, created_ms, updated_ms, last_accessed_ms, status, sources, network, file_count, size_bytes)
-         VALUES (@id, @owner, @created_ms, @updated_ms, @last_accessed_ms, @status, @sources, @network, @file_count, @size_bytes)`,
+        `INSERT INTO environments (id, owner, created_ms, updated_ms, last_accessed_ms, status, file_count, size_bytes)
+         VALUES (@id, @owner, @created_ms, @updated_ms, @last_accessed_ms, @status, @file_count, @size_bytes)`,
       ),
+      insertSpec: this.db.prepare<[string, string | null, string | null]>(`INSERT INTO environment_specs (id, sources, network) VALUES (?, ?, ?)`),
+      spec: this.db.prepare<[string], EnvironmentSpec>(`SELECT sources, network FROM environment_specs WHERE id = ?`),
       get: this.db.prepare<[string, string], EnvironmentRow>(`SELECT * FROM environments WHERE owner = ? AND id = ?`),
       page: this.db.prepare<[string, number, number], EnvironmentRow>(
         `SELECT * FROM environments WHERE owner = ? AND seq > ? ORDER BY seq LIMIT ?`,
@@ -68,8 +82,15 @@ export class EnvironmentStore {
     };
   }
 
-  insert(row: NewEnvironmentRow): void {
-    this.statements.insert.run(row);
+  insert(row: NewEnvironmentRow, spec: EnvironmentSpec): void {
+    this.db.transaction(() => {
+      this.statements.insert.run(row);
+      this.statements.insertSpec.run(row.id, spec.sources, spec.network);
+    })();
+  }
+
+  spec(id: string): EnvironmentSpec {
+    return this.statements.spec.get(id) ?? { sources: null, network: null };
   }
 
   get(owner: string, id: string): EnvironmentRow | undefined {

@@ -13,6 +13,7 @@ import { isNotFound } from "../sdk/errors";
 import { CreateEnvironmentRequest, Source, type Environment } from "../sdk/schemas";
 import { validationIssues } from "../sdk/validation";
 import { clientOptions, setStackConfig } from "./configuration";
+import { hooksCheckFailures } from "./hooks-check";
 import { containsUnknown, REPLACING_PROPERTIES, type EnvironmentInputs, type EnvironmentOutputs } from "./environment-inputs";
 import { propertyChanges, type ChangeKind } from "./property-diff";
 
@@ -51,6 +52,8 @@ export const check: NonNullable<Provider["check"]> = async (_olds, news) => {
       fail(issue.path.replace(/^[a-z_]+/, (key) => WIRE_TO_INPUT[key] ?? key), issue.message.replace("from_environment", "fromEnvironment"));
     }
   }
+  // The hooks linter over an inline .agents/hooks.json (provider/hooks-check.ts).
+  failures.push(...hooksCheckFailures(news.sources, news.network));
   if (news.adopt !== undefined && !containsUnknown(news.adopt)) {
     if (typeof news.adopt !== "string" || !ENVIRONMENT_ID.test(news.adopt)) fail("adopt", "must be an environment id such as env_abc123");
     if (news.fromEnvironment !== undefined) fail("adopt", "cannot be combined with fromEnvironment: adopt takes an existing environment as it is");

@@ -3,11 +3,15 @@
  * inline (here), repository (repository.ts), skill_registry (skill-registry.ts); gcs is 501. Targets
  * were validated by the wire schema (relative, normalised, no duplicates); writes still refuse to
  * pass through anything that is not a plain directory, so nothing lands outside the tree.
+ *
+ * The scratch directory is private to this request, and a tree of many small files is written with
+ * synchronous calls: thousands of thread-pool round trips cost several times the work itself.
  */
-import { promises as fs } from "node:fs";
+import { lstatSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Source } from "../../sdk/schemas";
 import { HttpError, invalidArgument } from "../errors";
+import type { TreeStats } from "../trees";
 import { spend, type Budget } from "./_copy";
 import { materializeRepository } from "./repository";
 import { materializeSkill } from "./skill-registry";
@@ -26,14 +30,16 @@ export interface SourceOptions extends SourceLimits {
   gitTimeoutMs?: number;
 }
 
-export async function materializeSources(sources: readonly Source[], dir: string, options: SourceOptions): Promise<void> {
+/** Writes the sources under `dir` and returns what it wrote (regular files). */
+export async function materializeSources(sources: readonly Source[], dir: string, options: SourceOptions): Promise<TreeStats> {
   const budget: Budget = { files: 0, bytes: 0, maxFiles: options.maxFiles, maxBytes: options.maxBytes };
+  const directories = new Set<string>([""]);
   for (const [index, source] of sources.entries()) {
     switch (source.type) {
       case "inline": {
         const content = Buffer.from(source.content ?? "", source.encoding === "base64" ? "base64" : "utf8");
         spend(budget, content.length);
-        await writeInside(dir, source.target!, content, `sources[${index}].target`);
+        writeInside(dir, source.target!, content, `sources[${index}].target`, directories);
         break;
       }
       case "repository":
@@ -50,28 +56,30 @@ export async function materializeSources(sources: readonly Source[], dir: string
         );
     }
   }
+  return { fileCount: budget.files, sizeBytes: budget.bytes };
 }
 
 /** Writes `relative` under `root`, creating parents; fails if any parent is not a real directory. */
-async function writeInside(root: string, relative: string, content: Buffer, field: string): Promise<void> {
+function writeInside(root: string, relative: string, content: Buffer, field: string, directories: Set<string>): void {
   const segments = relative.replace(/\/+$/, "").split("/");
-  let current = root;
-  for (const segment of segments.slice(0, -1)) {
-    current = path.join(current, segment);
+  for (let depth = 1; depth < segments.length; depth++) {
+    const parent = segments.slice(0, depth).join("/");
+    if (directories.has(parent)) continue;
+    const absolute = path.join(root, parent);
     try {
-      await fs.mkdir(current, { mode: 0o755 });
+      mkdirSync(absolute, { mode: 0o755 });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      const stat = await fs.lstat(current);
-      if (!stat.isDirectory()) throw invalidArgument(`${field}: "${relative}" needs "${path.relative(root, current)}" to be a directory`);
+      if (!lstatSync(absolute).isDirectory()) throw invalidArgument(`${field}: "${relative}" needs "${parent}" to be a directory`);
     }
+    directories.add(parent);
   }
-  const file = path.join(current, segments[segments.length - 1]);
   try {
-    await fs.writeFile(file, content, { flag: "wx", mode: 0o644 });
+    writeFileSync(path.join(root, relative), content, { flag: "wx", mode: 0o644 });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") throw invalidArgument(`${field}: "${relative}" already exists in the environment`);
-    if ((error as NodeJS.ErrnoException).code === "EISDIR") throw invalidArgument(`${field}: "${relative}" is a directory`);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") throw invalidArgument(`${field}: "${relative}" already exists in the environment`);
+    if (code === "EISDIR") throw invalidArgument(`${field}: "${relative}" is a directory`);
     throw error;
   }
 }

@@ -1,0 +1,80 @@
+/** Timing helpers for benchmarks: medians of repeated runs, and ratios against a baseline measured in the same run. */
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { promisify } from "node:util";
+import path from "node:path";
+
+export const execFileAsync = promisify(execFile);
+
+export async function medianMs(runs: number, body: () => Promise<unknown>): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    await body();
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)];
+}
+
+/**
+ * Medians of ours and of the baseline, run alternately so that both see the same machine: on a
+ * noisy two-core box, load that comes and goes would otherwise land on one side only.
+ */
+export async function interleavedMedians(runs: number, ours: () => Promise<unknown>, baseline: () => Promise<unknown>): Promise<[number, number]> {
+  const oursTimes: number[] = [];
+  const baselineTimes: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    oursTimes.push(await medianMs(1, ours));
+    baselineTimes.push(await medianMs(1, baseline));
+  }
+  const median = (times: number[]) => times.sort((a, b) => a - b)[Math.floor(times.length / 2)];
+  return [median(oursTimes), median(baselineTimes)];
+}
+
+export interface Comparison {
+  name: string;
+  ours: number;
+  baselineName: string;
+  baseline: number;
+  target: number;
+}
+
+export function printComparisons(title: string, rows: readonly Comparison[]): void {
+  console.log(`\n${title}`);
+  console.log(["measure".padEnd(46), "ours ms".padStart(9), "baseline".padEnd(24), "base ms".padStart(9), "ratio".padStart(7), "target".padStart(7)].join("  "));
+  for (const row of rows) {
+    const ratio = row.ours / row.baseline;
+    console.log(
+      [
+        row.name.padEnd(46),
+        row.ours.toFixed(1).padStart(9),
+        row.baselineName.padEnd(24),
+        row.baseline.toFixed(1).padStart(9),
+        `${ratio.toFixed(2)}x`.padStart(7),
+        `≤${row.target}x`.padStart(7),
+      ].join("  "),
+    );
+  }
+}
+
+/** `genv serve` in its own process, as users run it. */
+export async function startServeProcess(extraArgs: string[] = []): Promise<{ url: string; key: string; process: ChildProcess; stop(): Promise<void> }> {
+  const key = "bench-key";
+  const child = spawn(process.execPath, [path.join(__dirname, "..", "cli", "main.js"), "serve", "--port", "0", "--in-memory", "--api-key", key, ...extraArgs], {
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`genv serve exited with ${code}`)));
+    child.stdout!.once("data", (chunk: Buffer) => resolve(chunk.toString().split("\n")[0].trim()));
+  });
+  return {
+    url,
+    key,
+    process: child,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      }),
+  };
+}

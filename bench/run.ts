@@ -1,0 +1,13 @@
+/** `npm run bench`: every benchmark, each printed as ratios against a baseline measured in the same run. */
+import { benchApi } from "./api";
+import { printComparisons } from "./_measure";
+
+async function main(): Promise<void> {
+  const only = process.argv[2];
+  if (!only || only === "api") printComparisons("Environments API vs plain tools (median of 5)", await benchApi());
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,85 @@
+/**
+ * The sandbox's mount layout and the bookkeeping that keeps the environment tree clean.
+ *
+ * The tree is bind-mounted read-write at `/`, so every mount bwrap stacks on top of it (`/usr`,
+ * `/proc`, …) needs a mount-point directory *inside the tree*. We let bwrap create those and remove
+ * them again after the call (only while they are empty, and only at the reserved names), serialising
+ * calls per tree so that one call's clean-up never runs while another call still has them mounted.
+ * Binding the tree's top-level entries one by one onto a tmpfs `/` would avoid the mount points but
+ * lose every new top-level file or directory the agent creates (`echo > /main2.py`), so we don't.
+ */
+import { promises as fs, existsSync } from "node:fs";
+import * as path from "node:path";
+import { ReservedPathError } from "./errors";
+
+/** Host directories of the merged-/usr layout bound read-only at the same place (when present). */
+const SYSTEM_DIRS = ["usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32"] as const;
+
+/**
+ * Top-level names the sandbox mounts over. Inside a call they show the sandbox's own content; in the
+ * tree they must be absent or directories (a source targeted at `etc/x` is shadowed during calls).
+ */
+export const RESERVED_TOP_LEVEL: readonly string[] = [...SYSTEM_DIRS, "proc", "dev", "tmp", "etc"];
+
+/** uid/gid the command runs as inside the sandbox's user namespace (mapped to the emulator's own). */
+export const SANDBOX_UID = 1000;
+
+const PASSWD = `agent:x:${SANDBOX_UID}:${SANDBOX_UID}:agent:/tmp:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`;
+const GROUP = `agent:x:${SANDBOX_UID}:\nnogroup:x:65534:\n`;
+const HOSTS = "127.0.0.1\tlocalhost sandbox\n::1\tlocalhost\n";
+
+/** Files given to bwrap on extra file descriptors (3, 4, …) and bound read-only into `/etc`. */
+export const ETC_DATA: ReadonlyArray<{ target: string; content: string }> = [
+  { target: "/etc/passwd", content: PASSWD },
+  { target: "/etc/group", content: GROUP },
+  { target: "/etc/hosts", content: HOSTS },
+];
+
+/** bwrap arguments for the layout; `root` is the environment tree on the host. */
+export function mountArgs(root: string, tmpBytes: number): string[] {
+  const args = ["--bind", root, "/"];
+  for (const dir of SYSTEM_DIRS) if (existsSync(`/${dir}`)) args.push("--ro-bind", `/${dir}`, `/${dir}`);
+  args.push("--proc", "/proc", "--dev", "/dev", "--size", String(tmpBytes), "--perms", "1777", "--tmpfs", "/tmp");
+  // A minimal /etc: generated passwd/group/hosts, the loader cache and the alternatives symlinks
+  // (e.g. /usr/bin/awk → /etc/alternatives/awk). Nothing else of the host's /etc.
+  args.push("--perms", "0755", "--tmpfs", "/etc");
+  ETC_DATA.forEach((file, i) => args.push("--ro-bind-data", String(3 + i), file.target));
+  for (const hostFile of ["/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime"]) {
+    if (existsSync(hostFile)) args.push("--ro-bind", hostFile, hostFile);
+  }
+  args.push("--remount-ro", "/etc");
+  return args;
+}
+
+/** Refuses a tree whose reserved names hold files or symlinks (bwrap would follow them). */
+export async function checkReserved(root: string): Promise<void> {
+  for (const name of RESERVED_TOP_LEVEL) {
+    const stat = await fs.lstat(path.join(root, name)).catch(() => undefined);
+    if (stat && !stat.isDirectory()) throw new ReservedPathError(name);
+  }
+}
+
+/** Removes the mount points bwrap left in the tree (empty directories at reserved names only). */
+export async function removeMountPoints(root: string): Promise<void> {
+  await Promise.all(
+    RESERVED_TOP_LEVEL.map(async (name) => {
+      // rmdir neither follows symlinks nor removes non-empty directories: agent files stay.
+      await fs.rmdir(path.join(root, name)).catch(() => undefined);
+    }),
+  );
+}
+
+const queues = new Map<string, Promise<unknown>>();
+
+/** Runs `fn` after every earlier call on the same tree has finished (in this process). */
+export function serialised<T>(root: string, fn: () => Promise<T>): Promise<T> {
+  const key = path.resolve(root);
+  const previous = queues.get(key) ?? Promise.resolve();
+  const run = previous.then(fn, fn);
+  const tail = run.catch(() => undefined);
+  queues.set(key, tail);
+  void tail.then(() => {
+    if (queues.get(key) === tail) queues.delete(key);
+  });
+  return run;
+}

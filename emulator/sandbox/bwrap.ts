@@ -1,0 +1,227 @@
+/**
+ * Running one command in a bubblewrap sandbox whose `/` is an environment tree.
+ *
+ * Layout (see `_mounts.ts`): the tree read-write at `/`; the host's `/usr` and the merged-/usr
+ * directories read-only; fresh `/proc`, `/dev` and a size-capped tmpfs `/tmp`; a generated minimal
+ * `/etc`. Namespaces: all of them (user, mount, PID, IPC, UTS, cgroup, network), so there is no
+ * network at all, not even the host's loopback. The command runs as uid 1000 with no capabilities;
+ * the user namespace maps it to the emulator's own uid, so files it creates belong to the emulator.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, promises as fs } from "node:fs";
+import * as path from "node:path";
+import { performance } from "node:perf_hooks";
+import type { Readable, Writable } from "node:stream";
+import { createPidsCgroup } from "./_cgroup";
+import { ETC_DATA, SANDBOX_UID, checkReserved, mountArgs, removeMountPoints, serialised } from "./_mounts";
+import { SandboxError, SandboxUnavailableError } from "./errors";
+
+/** Resource limits of one call. Every limit applies to the whole call unless it says per process. */
+export interface SandboxLimits {
+  /** CPU seconds per process (RLIMIT_CPU; SIGXCPU then SIGKILL). Example: `30`. */
+  cpuSeconds: number;
+  /** Address space per process in bytes (RLIMIT_AS): a memory hog gets ENOMEM / MemoryError. */
+  memoryBytes: number;
+  /** Processes and threads alive at once (pids cgroup when available, and RLIMIT_NPROC). */
+  maxProcesses: number;
+  /** Bytes kept of stdout and of stderr each; one more byte marks `truncated` and kills the call. */
+  maxOutputBytes: number;
+  /** Largest file a process may write (RLIMIT_FSIZE), in bytes. */
+  maxFileBytes: number;
+  /** Size of the `/tmp` tmpfs in bytes. */
+  tmpBytes: number;
+  /** Open file descriptors per process (RLIMIT_NOFILE). */
+  maxOpenFiles: number;
+}
+
+/** Defaults, chosen for agent tool calls on a small machine. */
+export const DEFAULT_LIMITS: Readonly<SandboxLimits> = Object.freeze({
+  cpuSeconds: 30, // s of CPU per process; the wall-clock timeout is separate
+  memoryBytes: 1024 * 1024 * 1024, // 1 GiB of address space per process
+  maxProcesses: 128,
+  maxOutputBytes: 1024 * 1024, // 1 MiB per stream
+  maxFileBytes: 256 * 1024 * 1024, // 256 MiB
+  tmpBytes: 64 * 1024 * 1024, // 64 MiB
+  maxOpenFiles: 1024,
+});
+
+export interface RunInSandboxOptions {
+  /** The environment tree on the host, mounted read-write at `/`. Example: `<data>/trees/env_abc`. */
+  root: string;
+  /** Command and arguments, resolved inside the sandbox. Example: `["/usr/bin/python3", "-c", "print(1)"]`. */
+  argv: readonly string[];
+  /** Bytes for the command's stdin; it sees EOF right away when omitted. */
+  stdin?: string | Buffer;
+  /** Variables added to the sandbox's clean environment (PATH, HOME=/tmp, LANG=C.UTF-8, …). */
+  env?: Readonly<Record<string, string>>;
+  /** Working directory inside the sandbox; default `/workspace` when the tree has it, else `/`. */
+  cwd?: string;
+  /** Wall-clock limit in milliseconds; the whole process tree is killed when it passes. */
+  timeoutMs: number;
+  /** Overrides of `DEFAULT_LIMITS`. */
+  limits?: Partial<SandboxLimits>;
+}
+
+export interface SandboxResult {
+  /** The command's exit status (128+n when a signal n ended it); null when the sandbox was killed. */
+  exitCode: number | null;
+  /** The signal that ended the sandbox when we killed it (timeout, output cap), else null. */
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  /** stdout or stderr passed `maxOutputBytes`: the kept prefix is returned and the call was killed. */
+  truncated: boolean;
+  durationMs: number;
+}
+
+const BASE_ENV: Readonly<Record<string, string>> = {
+  PATH: "/usr/local/bin:/usr/bin:/bin",
+  HOME: "/tmp",
+  TMPDIR: "/tmp",
+  LANG: "C.UTF-8",
+  USER: "agent",
+  LOGNAME: "agent",
+  // Byte-code caches would otherwise appear as files in the environment (`__pycache__/`).
+  PYTHONDONTWRITEBYTECODE: "1",
+};
+
+let bwrapPath: string | undefined;
+
+/** The bwrap binary, or a SandboxUnavailableError naming the package to install. */
+export function findBwrap(): string {
+  if (bwrapPath) return bwrapPath;
+  const dirs = ["/usr/bin", "/usr/local/bin", "/bin", ...(process.env.PATH ?? "").split(":").filter(Boolean)];
+  const found = dirs.map((dir) => path.join(dir, "bwrap")).find((p) => existsSync(p));
+  if (!found) throw new SandboxUnavailableError("bubblewrap (bwrap) is not installed: apt-get install bubblewrap");
+  bwrapPath = found;
+  return found;
+}
+
+/** Runs `argv` in a fresh sandbox over `root`; calls on the same tree run one after another. */
+export async function runInSandbox(options: RunInSandboxOptions): Promise<SandboxResult> {
+  if (options.argv.length === 0) throw new SandboxError("argv must not be empty", { code: "BAD_ARGV", status: "INTERNAL" });
+  if (!(options.timeoutMs > 0)) throw new SandboxError("timeoutMs must be positive", { code: "BAD_TIMEOUT", status: "INTERNAL" });
+  const bwrap = findBwrap();
+  const root = path.resolve(options.root);
+  return serialised(root, async () => {
+    const stat = await fs.stat(root).catch(() => undefined);
+    if (!stat?.isDirectory()) throw new SandboxError(`environment tree ${root} is not a directory`, { code: "NO_TREE", status: "INTERNAL" });
+    await checkReserved(root);
+    try {
+      return await runOnce(bwrap, root, options);
+    } finally {
+      await removeMountPoints(root);
+    }
+  });
+}
+
+async function runOnce(bwrap: string, root: string, options: RunInSandboxOptions): Promise<SandboxResult> {
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const cwd = options.cwd ?? ((await fs.lstat(path.join(root, "workspace")).catch(() => undefined))?.isDirectory() ? "/workspace" : "/");
+  const env = { ...BASE_ENV, ...options.env };
+  const statusFd = 3 + ETC_DATA.length;
+
+  const bwrapArgs = [
+    "--unshare-all", "--unshare-user", "--die-with-parent", "--new-session",
+    "--uid", String(SANDBOX_UID), "--gid", String(SANDBOX_UID), "--hostname", "sandbox",
+    "--cap-drop", "ALL", "--clearenv",
+    ...Object.entries(env).flatMap(([key, value]) => ["--setenv", key, value]),
+    ...mountArgs(root, limits.tmpBytes),
+    "--chdir", cwd, "--json-status-fd", String(statusFd),
+  ];
+  // Options travel on a descriptor (`--args`), so the sandbox's pid 1 shows `bwrap --args N -- cmd`
+  // in /proc/1/cmdline rather than the host paths of the layout.
+  const argsFd = statusFd + 1;
+  const prlimit = [
+    `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`, `--as=${limits.memoryBytes}`,
+    `--nproc=${limits.maxProcesses}`, `--fsize=${limits.maxFileBytes}`, `--nofile=${limits.maxOpenFiles}`, "--core=0",
+  ];
+  // The cgroup also holds bwrap's monitor and the sandbox's pid 1 (the wrapper shell became bwrap).
+  const cgroup = await createPidsCgroup(limits.maxProcesses + 2);
+  const inner = ["/usr/bin/prlimit", ...prlimit, "--", bwrap, "--args", String(argsFd), "--", ...options.argv];
+  const [command, ...args] = cgroup
+    ? ["/bin/sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', cgroup.dir, ...inner]
+    : inner;
+
+  const started = performance.now();
+  const child = spawn(command, args, {
+    stdio: ["pipe", "pipe", "pipe", ...ETC_DATA.map(() => "pipe" as const), "pipe", "pipe"],
+    detached: true, // own process group, so a kill reaches prlimit/bwrap whatever they became
+    env: {},
+  });
+  const killTree = (): void => {
+    try {
+      if (child.pid) process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  };
+
+  ETC_DATA.forEach((file, i) => feed(child.stdio[3 + i] as Writable, file.content));
+  feed(child.stdio[argsFd] as Writable, bwrapArgs.map((arg) => `${arg}\0`).join(""));
+  feed(child.stdin, options.stdin ?? "");
+
+  let timedOut = false;
+  let truncated = false;
+  const collect = (stream: Readable): Buffer[] => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    stream.on("data", (chunk: Buffer) => {
+      const room = limits.maxOutputBytes - size;
+      if (chunk.length <= room) {
+        chunks.push(chunk);
+        size += chunk.length;
+        return;
+      }
+      if (room > 0) chunks.push(chunk.subarray(0, room));
+      size = limits.maxOutputBytes;
+      if (!truncated) {
+        truncated = true;
+        killTree();
+      }
+    });
+    return chunks;
+  };
+  const stdout = collect(child.stdout);
+  const stderr = collect(child.stderr);
+  let status = "";
+  (child.stdio[statusFd] as Readable).on("data", (chunk: Buffer) => (status += chunk.toString("utf8")));
+
+  const timer = setTimeout(() => {
+    timedOut = true;
+    killTree();
+  }, options.timeoutMs);
+
+  const closed = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>((resolve) => {
+    child.on("error", (error) => resolve({ code: null, signal: null, error }));
+    child.on("close", (code, signal) => resolve({ code, signal }));
+  });
+  clearTimeout(timer);
+  killTree(); // stray members of the process group, if any
+  await cgroup?.dispose();
+  const durationMs = performance.now() - started;
+
+  if (closed.error) throw new SandboxUnavailableError(`could not start the sandbox: ${closed.error.message}`, closed.error);
+  const errText = Buffer.concat(stderr).toString("utf8");
+  if (!status.includes("child-pid") && !timedOut && !truncated) {
+    // bwrap failed before running the command: a host problem, not the command's failure.
+    throw new SandboxUnavailableError(`sandbox setup failed: ${errText.trim() || `exit ${closed.code}`}`);
+  }
+  const killed = timedOut || truncated;
+  return {
+    exitCode: killed ? null : closed.code,
+    signal: killed ? (closed.signal ?? "SIGKILL") : closed.signal,
+    stdout: Buffer.concat(stdout).toString("utf8"),
+    stderr: errText,
+    timedOut,
+    truncated,
+    durationMs,
+  };
+}
+
+function feed(stream: Writable | null, data: string | Buffer): void {
+  if (!stream) return;
+  stream.on("error", () => undefined); // EPIPE when the command never reads its input
+  stream.end(data);
+}

@@ -1,0 +1,36 @@
+/**
+ * Running a hook's `command` handler (spec/HOOKS.md) in the environment's sandbox: `bash -c
+ * <command>` with the event JSON on stdin, e.g. `python3 /.agents/hooks-scripts/gate.py`. The hooks
+ * runtime interprets the result (decision JSON on stdout; crash, timeout or junk = allow).
+ */
+import { type SandboxLimits, type SandboxResult, runInSandbox } from "./bwrap";
+
+export interface CommandHookOptions {
+  /** The environment tree on the host (the sandbox's `/`). */
+  root: string;
+  /** The handler's command line, run by bash inside the sandbox. */
+  command: string;
+  /** The event payload: a JSON text, or a value serialised with JSON.stringify. */
+  stdinJson: string | object;
+  /** The handler's `timeout` in seconds (spec default 30). */
+  timeoutSeconds?: number;
+  /** Overrides of the sandbox limits. */
+  limits?: Partial<SandboxLimits>;
+  /** Extra environment variables for the sandbox. */
+  env?: Readonly<Record<string, string>>;
+}
+
+const HOOK_TIMEOUT_SECONDS = 30; // spec/HOOKS.md default
+
+/** Runs one command hook; never throws for the command's own failure (see `SandboxResult`). */
+export function runCommandHook(options: CommandHookOptions): Promise<SandboxResult> {
+  const timeoutSeconds = options.timeoutSeconds ?? HOOK_TIMEOUT_SECONDS;
+  return runInSandbox({
+    root: options.root,
+    argv: ["/bin/bash", "-c", options.command],
+    stdin: typeof options.stdinJson === "string" ? options.stdinJson : JSON.stringify(options.stdinJson),
+    env: options.env,
+    timeoutMs: timeoutSeconds * 1000,
+    limits: options.limits,
+  });
+}

@@ -1,0 +1,16 @@
+/** The sandbox: bubblewrap isolation over an environment tree, the six tools, command hooks. */
+export { DEFAULT_LIMITS, findBwrap, runInSandbox } from "./bwrap";
+export type { RunInSandboxOptions, SandboxLimits, SandboxResult } from "./bwrap";
+export { runCommandHook } from "./command-hook";
+export type { CommandHookOptions } from "./command-hook";
+export { RESERVED_TOP_LEVEL } from "./_mounts";
+export { pidsCgroupAvailable } from "./_cgroup";
+export {
+  InvalidToolArgsError,
+  ReservedPathError,
+  SandboxError,
+  SandboxUnavailableError,
+  UnknownToolError,
+} from "./errors";
+export { TOOL_ARGS, TOOL_NAMES, ToolResult, parseToolCall, runTool } from "./tools";
+export type { ToolArgs, ToolContext, ToolName } from "./tools";

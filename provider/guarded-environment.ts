@@ -1,0 +1,84 @@
+/**
+ * `GuardedEnvironment`: an Environment whose hooks and egress policy are declared together.
+ *
+ * ```ts
+ * const env = new GuardedEnvironment("agent", {
+ *   hooks: bundle,                                   // HookBundle: hooks.json + scripts
+ *   network: NetworkPolicy.allowlist().allowHookHosts(bundle),
+ *   sources: [{ type: "inline", target: "workspace/main.py", content: "print('hi')" }],
+ * });
+ * export const environmentId = env.environmentId;
+ * ```
+ *
+ * The child Environment gets the bundle's sources first, then `sources`. The hooks linter runs twice:
+ * here at program time, reporting warnings with `pulumi.log.warn` on this resource (a dynamic provider's
+ * check cannot show warnings), and in the Environment's check, where errors stop the preview with the
+ * failing source and JSON pointer.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { lintHooks, type Finding, type LintCode } from "../hooks/lint";
+import { Environment, type NetworkArgs, type SourceArgs } from "./environment";
+import type { HookBundle } from "./hook-bundle";
+import { NetworkPolicy } from "./network-policy";
+
+export const GUARDED_ENVIRONMENT_TYPE = "gemini-environments:index:GuardedEnvironment";
+
+export interface GuardedEnvironmentArgs {
+  /** The hooks config and scripts, shipped as `.agents/hooks.json` and `.agents/hooks-scripts/*`. */
+  hooks: HookBundle;
+  /**
+   * The egress policy, always explicit: a `NetworkPolicy` (`NetworkPolicy.unrestricted()` for all
+   * egress) or a raw `network` value. HTTP hooks need their hosts allowed (`allowHookHosts(bundle)`).
+   */
+  network: NetworkPolicy | pulumi.Input<NetworkArgs>;
+  /** More sources after the bundle's, e.g. the workspace the agent works on. */
+  sources?: pulumi.Input<SourceArgs>[];
+  /**
+   * Warning codes reviewed and accepted, not reported again, e.g. `["inline-hooks-writable"]` for a
+   * fleet that knowingly ships hooks inline. Errors cannot be acknowledged.
+   */
+  acknowledgedWarnings?: LintCode[];
+}
+
+export class GuardedEnvironment extends pulumi.ComponentResource {
+  /**
+   * The Environment's id, e.g. `env_abc123`: hand it to an interaction as `environment`. (Not `id`,
+   * which Pulumi reserves for custom resources' provider ids.)
+   */
+  readonly environmentId: pulumi.Output<string>;
+  /** `active`, or `expired` once idle too long. */
+  readonly status: pulumi.Output<string>;
+  readonly fileCount: pulumi.Output<number>;
+  readonly sizeBytes: pulumi.Output<number>;
+  readonly created: pulumi.Output<string>;
+  readonly lastAccessed: pulumi.Output<string>;
+  /** The child resource. */
+  readonly environment: Environment;
+  /** The linter's warnings reported at program time (acknowledged codes left out). */
+  readonly warnings: Finding[];
+
+  constructor(name: string, args: GuardedEnvironmentArgs, opts?: pulumi.ComponentResourceOptions) {
+    super(GUARDED_ENVIRONMENT_TYPE, name, {}, opts);
+    const acknowledged = new Set<string>(args.acknowledgedWarnings ?? []);
+    this.warnings = lintHooks(args.hooks.config, { inlineSourced: true }).filter(
+      (finding) => finding.severity === "warning" && !acknowledged.has(finding.code),
+    );
+    for (const finding of this.warnings) {
+      pulumi.log.warn(`.agents/hooks.json ${finding.path || "(whole file)"}: ${finding.code}: ${finding.message}`, this);
+    }
+
+    const network = args.network instanceof NetworkPolicy ? args.network.toNetworkArgs() : args.network;
+    this.environment = new Environment(
+      name,
+      { sources: [...args.hooks.sources, ...(args.sources ?? [])], ...(network !== undefined && { network }) },
+      { parent: this },
+    );
+    this.environmentId = this.environment.id;
+    this.status = this.environment.status;
+    this.fileCount = this.environment.fileCount;
+    this.sizeBytes = this.environment.sizeBytes;
+    this.created = this.environment.created;
+    this.lastAccessed = this.environment.lastAccessed;
+    this.registerOutputs({ environmentId: this.environmentId, status: this.status, fileCount: this.fileCount, sizeBytes: this.sizeBytes });
+  }
+}

@@ -1,0 +1,173 @@
+/**
+ * `HookBundle`: a typed hooks config and the scripts it runs, as the inline sources that put them in an
+ * environment — `.agents/hooks.json` (deterministic text, see hooks/serialize.ts) and one
+ * `.agents/hooks-scripts/<name>` per script.
+ *
+ * ```ts
+ * const bundle = new HookBundle({
+ *   hooks: { "security-gate": group().before("code_execution", command("python3 /.agents/hooks-scripts/gate.py", { timeout: 10 })) },
+ *   scripts: { "gate.py": { file: "hooks-scripts/gate.py" } },
+ * });
+ * new GuardedEnvironment("agent", { hooks: bundle, network: NetworkPolicy.disabled() });
+ * ```
+ *
+ * A plain value, not a resource: it creates nothing, so one bundle can guard many environments. It
+ * fails fast, at construction, on a structural error in the config, an unreadable script file, or a
+ * command that runs a script the bundle does not ship.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { GroupBuilder, hooksConfig } from "../hooks/builders";
+import { jsonPointer } from "../hooks/lint";
+import type { HooksConfigInput, HooksGroupInput } from "../hooks/schema";
+import { HOOK_EVENTS } from "../hooks/schema";
+import { referencedScripts } from "../hooks/scripts";
+import { serializeHooks } from "../hooks/serialize";
+import { targetPathProblem, type Source } from "../sdk/schemas";
+import { HOOKS_JSON_TARGET } from "./hooks-check";
+
+/** Where bundle scripts land, relative to the environment root; commands run them as `/.agents/hooks-scripts/<name>`. */
+export const HOOK_SCRIPTS_DIR = ".agents/hooks-scripts";
+
+/** A script's text: a file on disk, or inline. */
+export type HookScript =
+  | {
+      /** Path of the file, relative to `baseDir` (default: the program's working directory, its project dir). */
+      file: string;
+    }
+  | {
+      /** The script's text. */
+      content: string;
+    };
+
+export interface HookBundleArgs {
+  /** Named groups: `group()` builders or plain hooks.json data, in the order they run. */
+  hooks: Record<string, GroupBuilder | HooksGroupInput>;
+  /** Scripts by name, each shipped at `.agents/hooks-scripts/<name>`, e.g. `{"gate.py": {file: "hooks-scripts/gate.py"}}`. */
+  scripts?: Record<string, HookScript>;
+  /**
+   * Absolute sandbox paths of scripts that other sources ship (e.g. a repository source), which the
+   * commands may run without the bundle holding them, e.g. `["/workspace/tools/check.sh"]`.
+   */
+  providedScripts?: string[];
+  /** Directory that `file` paths are relative to. Default: `process.cwd()`. */
+  baseDir?: string;
+}
+
+export class HookBundleError extends Error {
+  override readonly name = "HookBundleError";
+  readonly code = "invalid-hook-bundle";
+  constructor(readonly problems: string[]) {
+    super(`invalid hook bundle:\n${problems.map((problem) => `  - ${problem}`).join("\n")}`);
+  }
+}
+
+export class HookBundle {
+  /** The hooks config, validated, as given (defaults not filled in). */
+  readonly config: HooksConfigInput;
+  /** The `.agents/hooks.json` text. */
+  readonly hooksJson: string;
+  /** hooks.json first, then the scripts by name: inline sources for an environment. */
+  readonly sources: Source[];
+
+  constructor(args: HookBundleArgs) {
+    this.config = hooksConfig(args.hooks); // throws a TypeError on a structural error
+    this.hooksJson = serializeHooks(this.config);
+    const problems: string[] = [];
+    const scripts = readScripts(args.scripts ?? {}, args.baseDir ?? process.cwd(), problems);
+    problems.push(...missingScripts(this.config, new Set(scripts.keys()), new Set(args.providedScripts ?? [])));
+    if (problems.length > 0) throw new HookBundleError(problems);
+    this.sources = [
+      { type: "inline", target: HOOKS_JSON_TARGET, content: this.hooksJson },
+      ...[...scripts.entries()].map(([name, script]) => ({ type: "inline" as const, target: `${HOOK_SCRIPTS_DIR}/${name}`, ...script })),
+    ];
+  }
+
+  /** Hosts the HTTP handlers POST to, each once, in order of appearance, e.g. `["telemetry.example.com"]`. */
+  httpHosts(): string[] {
+    const hosts = new Set<string>();
+    forEachHandler(this.config, (handler) => {
+      if (handler.type === "http") hosts.add(new URL(handler.url).hostname);
+    });
+    return [...hosts];
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scripts
+// ---------------------------------------------------------------------------------------------
+
+type ScriptContent = { content: string; encoding?: "base64" };
+
+/** Script contents by name, sorted by name so that the sources are deterministic. */
+function readScripts(scripts: Record<string, HookScript>, baseDir: string, problems: string[]): Map<string, ScriptContent> {
+  const out = new Map<string, ScriptContent>();
+  for (const name of Object.keys(scripts).sort()) {
+    const script = scripts[name] as HookScript;
+    const targetProblem = targetPathProblem(name);
+    if (targetProblem) {
+      problems.push(`scripts[${JSON.stringify(name)}]: the name ${targetProblem}`);
+      continue;
+    }
+    if ("content" in script) {
+      out.set(name, { content: script.content });
+      continue;
+    }
+    const file = path.resolve(baseDir, script.file);
+    try {
+      out.set(name, contentOf(fs.readFileSync(file)));
+    } catch (error) {
+      problems.push(`scripts[${JSON.stringify(name)}]: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    }
+  }
+  return out;
+}
+
+/** UTF-8 text as is; anything else (a binary helper) as base64. */
+function contentOf(bytes: Buffer): ScriptContent {
+  const text = bytes.toString("utf8");
+  return Buffer.from(text, "utf8").equals(bytes) ? { content: text } : { content: bytes.toString("base64"), encoding: "base64" };
+}
+
+/**
+ * A problem for each script a command runs that the bundle does not ship. A reference resolves to a
+ * bundle script when it is `/.agents/hooks-scripts/<name>`; a relative path is refused because the
+ * hook's working directory is not specified.
+ */
+function missingScripts(config: HooksConfigInput, shipped: Set<string>, provided: Set<string>): string[] {
+  const problems: string[] = [];
+  forEachHandler(config, (handler, at) => {
+    if (handler.type !== "command") return;
+    const pointer = jsonPointer([...at, "command"]);
+    for (const script of referencedScripts({ handler: { pre_tool_execution: [{ matcher: "", hooks: [handler] }] } })) {
+      if (provided.has(script)) continue;
+      const prefix = `/${HOOK_SCRIPTS_DIR}/`;
+      if (script.startsWith(prefix)) {
+        const name = script.slice(prefix.length);
+        if (!shipped.has(name)) {
+          const have = shipped.size > 0 ? `the bundle has ${[...shipped].join(", ")}` : "the bundle has no scripts";
+          problems.push(`${pointer}: runs ${script}, but ${have}: add scripts[${JSON.stringify(name)}] (a file or inline content)`);
+        }
+      } else if (!script.startsWith("/")) {
+        problems.push(`${pointer}: runs ${script} by a relative path, but a hook's working directory is not specified: write /${HOOK_SCRIPTS_DIR}/${path.posix.basename(script)} and ship it in scripts`);
+      } else {
+        problems.push(`${pointer}: runs ${script}, which the bundle does not ship: move it to scripts (run it as /${HOOK_SCRIPTS_DIR}/${path.posix.basename(script)}) or list it in providedScripts if another source ships it`);
+      }
+    }
+  });
+  return problems;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Walking a config
+// ---------------------------------------------------------------------------------------------
+
+type HandlerOf = NonNullable<HooksGroupInput["pre_tool_execution"]>[number]["hooks"][number];
+
+function forEachHandler(config: HooksConfigInput, visit: (handler: HandlerOf, at: PropertyKey[]) => void): void {
+  for (const [name, group] of Object.entries(config)) {
+    for (const event of HOOK_EVENTS) {
+      (group[event] ?? []).forEach((rule, r) => rule.hooks.forEach((handler, h) => visit(handler, [name, event, r, "hooks", h])));
+    }
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * The hooks linter in the Environment's `check`: an inline source at `.agents/hooks.json` (the path the
+ * hook runtime discovers, spec/HOOKS.md) is parsed and linted against the environment's own network,
+ * and every error-severity finding becomes a check failure, so a glob matcher, an HTTP hook to a host
+ * the allowlist blocks or a credential in a header stops the preview:
+ *
+ * ```
+ * sources[3].content /security-gate/pre_tool_execution/0/matcher: glob-matcher: "*_file" is a shell glob, …
+ * ```
+ *
+ * Warnings cannot leave a dynamic provider's check; `GuardedEnvironment` reports them at program time.
+ * Messages never echo hooks.json text beyond what the linter quotes (matchers, hosts): the linter names
+ * a credential in a header without its value, and a JSON syntax error is reported by position only.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { lintHooks } from "../hooks/lint";
+import { Network } from "../sdk/schemas";
+import { containsUnknown } from "./environment-inputs";
+
+/** Where the hook runtime looks for hooks.json, relative to the environment root. */
+export const HOOKS_JSON_TARGET = ".agents/hooks.json";
+
+/**
+ * Check failures (property `sources`) for the hooks.json among `sources`. Sources or a network not yet
+ * known (preview) are skipped: an unknown network is linted as "all egress allowed", so that no
+ * egress error is reported before the allowlist is known.
+ */
+export function hooksCheckFailures(sources: unknown, network: unknown): pulumi.dynamic.CheckFailure[] {
+  if (!Array.isArray(sources)) return [];
+  const knownNetwork = containsUnknown(network) ? undefined : Network.safeParse(network).data;
+  const failures: pulumi.dynamic.CheckFailure[] = [];
+  sources.forEach((source: unknown, index) => {
+    if (!isHooksJsonSource(source) || containsUnknown(source)) return;
+    const at = `sources[${index}].content`;
+    const parsed = parseContent(source.content, source.encoding);
+    if ("problem" in parsed) {
+      failures.push({ property: "sources", reason: `${at}: ${parsed.problem}` });
+      return;
+    }
+    for (const finding of lintHooks(parsed.json, { network: knownNetwork, inlineSourced: true })) {
+      if (finding.severity !== "error") continue;
+      const where = finding.path ? `${at} ${finding.path}` : at;
+      failures.push({ property: "sources", reason: `${where}: ${finding.code}: ${finding.message}` });
+    }
+  });
+  return failures;
+}
+
+interface InlineSource {
+  type: "inline";
+  target: string;
+  content: string;
+  encoding?: unknown;
+}
+
+function isHooksJsonSource(source: unknown): source is InlineSource {
+  if (typeof source !== "object" || source === null) return false;
+  const { type, target, content } = source as Record<string, unknown>;
+  return type === "inline" && target === HOOKS_JSON_TARGET && typeof content === "string";
+}
+
+function parseContent(content: string, encoding: unknown): { json: unknown } | { problem: string } {
+  const text = encoding === "base64" ? Buffer.from(content, "base64").toString("utf8") : content;
+  try {
+    return { json: JSON.parse(text) };
+  } catch (error) {
+    // V8's message quotes the text around the error, which may hold a secret: keep only the position.
+    const position = /position (\d+)/.exec(String((error as Error).message))?.[1];
+    const where = position === undefined ? "" : ` at character ${position}`;
+    return { problem: `is not valid JSON${where}: hooks.json must be a JSON object of named groups, e.g. {"security-gate": {…}}` };
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * Every example under examples/ type-checks against the package's sources, with its own tsconfig.json,
+ * as a user would compile it — `pulumi-gemini-environments` mapped to this repo's index.ts — so that an
+ * API change cannot leave an example behind.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as ts from "typescript";
+
+const root = path.resolve(__dirname, "../..");
+const examplesDir = path.join(root, "examples");
+const examples = fs
+  .readdirSync(examplesDir, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory() && fs.existsSync(path.join(examplesDir, entry.name, "tsconfig.json")))
+  .map((entry) => entry.name);
+
+function diagnosticsOf(example: string): string[] {
+  const dir = path.join(examplesDir, example);
+  const configFile = ts.readConfigFile(path.join(dir, "tsconfig.json"), ts.sys.readFile);
+  if (configFile.error) return [ts.flattenDiagnosticMessageText(configFile.error.messageText, "\n")];
+  const parsed = ts.parseJsonConfigFileContent(configFile.config, ts.sys, dir);
+  const options: ts.CompilerOptions = {
+    ...parsed.options,
+    noEmit: true,
+    baseUrl: dir,
+    paths: { "pulumi-gemini-environments": [path.join(root, "index.ts")] },
+  };
+  const program = ts.createProgram(parsed.fileNames, options);
+  return ts.getPreEmitDiagnostics(program).map((diagnostic) => {
+    const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n");
+    if (!diagnostic.file || diagnostic.start === undefined) return message;
+    const { line, character } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start);
+    return `${path.relative(root, diagnostic.file.fileName)}:${line + 1}:${character + 1}: ${message}`;
+  });
+}
+
+test("the four examples are there", () => {
+  expect(examples.sort()).toEqual(["audit-logging", "fleet", "privacy-gate", "security-gate"]);
+});
+
+test.each(examples)("examples/%s type-checks", (example) => {
+  expect(diagnosticsOf(example)).toEqual([]);
+}, 120_000);
+
+test.each(examples)("examples/%s has what a Pulumi project needs", (example) => {
+  const dir = path.join(examplesDir, example);
+  expect(fs.readFileSync(path.join(dir, "Pulumi.yaml"), "utf8")).toMatch(/^runtime: nodejs$/m);
+  const pkg = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"));
+  expect(pkg.dependencies).toEqual({ "@pulumi/pulumi": "3.248.0", "pulumi-gemini-environments": "file:../.." });
+  expect(fs.existsSync(path.join(dir, "README.md"))).toBe(true);
+});

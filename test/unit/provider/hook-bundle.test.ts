@@ -1,0 +1,99 @@
+import * as path from "node:path";
+import { command, group, http } from "../../../hooks/builders";
+import { HookBundle, HookBundleError } from "../../../provider/hook-bundle";
+
+const fixtures = path.join(__dirname, "fixtures");
+const gate = command("python3 /.agents/hooks-scripts/gate.py", { timeout: 10 });
+
+describe("HookBundle", () => {
+  test("ships hooks.json and the scripts, from disk and inline, as inline sources sorted by name", () => {
+    const bundle = new HookBundle({
+      hooks: { "security-gate": group().before("code_execution", gate, command("bash /.agents/hooks-scripts/audit.sh")) },
+      scripts: { "gate.py": { file: "gate.py" }, "audit.sh": { content: "echo '{}'\n" } },
+      baseDir: fixtures,
+    });
+    expect(bundle.sources.map((source) => source.target)).toEqual([".agents/hooks.json", ".agents/hooks-scripts/audit.sh", ".agents/hooks-scripts/gate.py"]);
+    expect(bundle.sources[0]).toEqual({ type: "inline", target: ".agents/hooks.json", content: bundle.hooksJson });
+    expect(bundle.sources[1]).toEqual({ type: "inline", target: ".agents/hooks-scripts/audit.sh", content: "echo '{}'\n" });
+    expect(bundle.sources[2]?.content).toContain('json.dumps({"decision": "allow"})');
+  });
+
+  test("hooks.json is deterministic whatever the key order of the input", () => {
+    const a = new HookBundle({
+      hooks: { g: { pre_tool_execution: [{ matcher: "view_file", hooks: [{ type: "http", url: "https://h.example.com", timeout: 5, headers: { b: "1", A: "2" } }] }] } },
+    });
+    const b = new HookBundle({
+      hooks: { g: { pre_tool_execution: [{ hooks: [{ headers: { A: "2", b: "1" }, timeout: 5, url: "https://h.example.com", type: "http" }], matcher: "view_file" }] } },
+    });
+    expect(a.hooksJson).toBe(b.hooksJson);
+    expect(a.hooksJson).toMatchInlineSnapshot(`
+"{
+  "g": {
+    "pre_tool_execution": [
+      {
+        "matcher": "view_file",
+        "hooks": [
+          {
+            "type": "http",
+            "url": "https://h.example.com",
+            "headers": {
+              "A": "2",
+              "b": "1"
+            },
+            "timeout": 5
+          }
+        ]
+      }
+    ]
+  }
+}
+"
+`);
+  });
+
+  test("binary script files are shipped as base64", () => {
+    const bundle = new HookBundle({ hooks: {}, scripts: { "blob.bin": { file: "blob.bin" } }, baseDir: fixtures });
+    expect(bundle.sources[1]).toMatchObject({ target: ".agents/hooks-scripts/blob.bin", encoding: "base64" });
+  });
+
+  test("a missing script is an error naming the handler's pointer and the script", () => {
+    const build = () => new HookBundle({ hooks: { "security-gate": group().before("code_execution", gate) }, scripts: { "other.py": { content: "" } } });
+    expect(build).toThrow(HookBundleError);
+    expect(build).toThrow(
+      '/security-gate/pre_tool_execution/0/hooks/0/command: runs /.agents/hooks-scripts/gate.py, but the bundle has other.py: add scripts["gate.py"] (a file or inline content)',
+    );
+  });
+
+  test("relative and foreign script paths are refused unless provided by another source", () => {
+    const hooks = { g: group().after(".*", command("sh ./fmt.sh"), command("python3 /workspace/tools/check.py")) };
+    const problems = (() => {
+      try {
+        new HookBundle({ hooks });
+      } catch (error) {
+        return (error as HookBundleError).problems;
+      }
+    })();
+    expect(problems).toEqual([
+      expect.stringMatching(/^\/g\/post_tool_execution\/0\/hooks\/0\/command: runs \.\/fmt\.sh by a relative path/),
+      expect.stringMatching(/^\/g\/post_tool_execution\/0\/hooks\/1\/command: runs \/workspace\/tools\/check\.py, which the bundle does not ship/),
+    ]);
+    expect(() => new HookBundle({ hooks: { g: group().after(".*", command("python3 /workspace/tools/check.py")) }, providedScripts: ["/workspace/tools/check.py"] })).not.toThrow();
+  });
+
+  test("an unreadable file and a bad script name are reported together", () => {
+    const build = () => new HookBundle({ hooks: {}, scripts: { "gone.py": { file: "nope/gone.py" }, "../escape.py": { content: "" } }, baseDir: fixtures });
+    expect(build).toThrow(/scripts\["\.\.\/escape\.py"\]: the name "\.\.\/escape\.py" escapes the environment root/);
+    expect(build).toThrow(/scripts\["gone\.py"\]: cannot read .*nope\/gone\.py \(ENOENT\)/);
+  });
+
+  test("a structural error in the config throws at construction", () => {
+    expect(() => new HookBundle({ hooks: { g: group().before("view_file", command("x", { timeout: 0 })) } })).toThrow(/invalid hooks config/);
+  });
+
+  test("httpHosts lists each HTTP hook's host once", () => {
+    const bundle = new HookBundle({
+      hooks: { a: group().after("view_file", http("https://telemetry.example.com/a"), http("https://telemetry.example.com/b")), b: group().before("list_dir", http("https://audit.example.org/x")) },
+    });
+    expect(bundle.httpHosts()).toEqual(["telemetry.example.com", "audit.example.org"]);
+  });
+});
