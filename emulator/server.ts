@@ -7,10 +7,12 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { EgressProxy, type CredentialResolver } from "./egress";
+import { CredentialsService, credentialRoutes, credentialsKeySource } from "./credentials";
 import { createHandler, type RequestLogEntry, type Route } from "./http";
 import { EnvironmentsService } from "./service";
 import { EnvironmentStore } from "./store";
 import { TreeStore } from "./trees";
+import { Uploads, uploadRoutes } from "./uploads";
 
 export interface EmulatorOptions {
   /** Where the database and file trees live. Ignored with `inMemory`. */
@@ -40,10 +42,30 @@ export interface EmulatorOptions {
   egressRoutes?: Readonly<Record<string, string>>;
   /** Test only: extra PEM CAs the egress proxy trusts for upstream TLS (e.g. a local HTTPS upstream's). */
   egressUpstreamCa?: string | readonly string[];
-  /** Reveals a credential an allowlist entry references, for the egress proxy to inject. */
+  /** Reveals a credential an allowlist entry references, for the egress proxy to inject. Default: the stored credentials. */
   resolveCredential?: CredentialResolver;
-  /** Routes added by other parts of the emulator (tools, uploads, credentials). */
-  extraRoutes?: (context: { service: EnvironmentsService; trees: TreeStore; dataDir: string; egress: EgressProxy }) => Route[];
+  /**
+   * AES-256-GCM key for stored credential secrets (32 bytes). Default: env `GENV_CREDENTIALS_KEY`
+   * (base64), else `<dataDir>/credentials.key`, created with mode 0600 on first use.
+   */
+  credentialsKey?: Buffer;
+  /**
+   * Directory that `skill_registry` sources resolve in: `{"type": "skill_registry", "source":
+   * "skills/my-skill"}` copies `<skillRegistryDir>/skills/my-skill`. Without it such sources are a 400.
+   */
+  skillRegistryDir?: string;
+  /** Limit on each git command of a `repository` source. Default 60 s. */
+  gitTimeoutMs?: number;
+  /** How long a resumable upload session may take from its start. Default 1 hour. */
+  uploadSessionTtlMs?: number;
+  /** Routes added by other parts of the emulator (tools, …), tried after the built-in ones. */
+  extraRoutes?: (context: {
+    service: EnvironmentsService;
+    trees: TreeStore;
+    dataDir: string;
+    credentials: CredentialsService;
+    egress: EgressProxy;
+  }) => Route[];
 }
 
 export const EMULATOR_DEFAULTS = {
@@ -63,6 +85,10 @@ export interface RunningEmulator {
   service: EnvironmentsService;
   /** The egress proxy: pass `{proxy: egress, network, owner, envId}` as a sandbox call's `egress`. */
   egress: EgressProxy;
+  /** Stored credentials; `credentials.reveal(owner, id)` decrypts one for the egress proxy. */
+  credentials: CredentialsService;
+  /** Resumable upload sessions in progress. */
+  uploads: Uploads;
   close(): Promise<void>;
 }
 
@@ -78,25 +104,48 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
   await trees.init();
   await trees.sweep(store.allIds());
 
+  if (options.credentialsKey !== undefined && options.credentialsKey.length !== 32) {
+    throw new Error("startEmulator: credentialsKey must be 32 bytes");
+  }
+  const credentialsKey = options.credentialsKey;
+  const credentials = new CredentialsService({
+    databaseFile: options.inMemory ? ":memory:" : path.join(dataDir, "environments.sqlite"),
+    key: credentialsKey ? () => credentialsKey : credentialsKeySource(dataDir),
+    now: options.now ?? Date.now,
+  });
   const service = new EnvironmentsService(store, trees, {
     idleTtlMs: options.idleTtlMs ?? EMULATOR_DEFAULTS.idleTtlMs,
     maxFiles: options.maxFiles ?? EMULATOR_DEFAULTS.maxFiles,
     maxBytes: options.maxBytes ?? EMULATOR_DEFAULTS.maxBytes,
     now: options.now ?? Date.now,
+    credentialExists: (owner, id) => credentials.exists(owner, id),
+    skillRegistryDir: options.skillRegistryDir && path.resolve(options.skillRegistryDir),
+    gitTimeoutMs: options.gitTimeoutMs,
   });
   const egress = new EgressProxy({
     dataDir,
     routes: options.egressRoutes,
     upstreamCa: options.egressUpstreamCa,
-    resolveCredential: options.resolveCredential,
+    resolveCredential: options.resolveCredential ?? ((owner, id) => credentials.reveal(owner, id)),
   });
+  const uploads = new Uploads(service, trees, {
+    sessionTtlMs: options.uploadSessionTtlMs,
+    maxFiles: options.maxFiles ?? EMULATOR_DEFAULTS.maxFiles,
+    maxBytes: options.maxBytes ?? EMULATOR_DEFAULTS.maxBytes,
+    now: options.now ?? Date.now,
+  });
+  uploads.init();
   const server: Server = createServer(
     createHandler(service, {
       apiKeys: new Set(options.apiKeys),
       maxBodyBytes: options.maxBodyBytes ?? EMULATOR_DEFAULTS.maxBodyBytes,
       onRequest: options.onRequest,
       onInternalError: options.onInternalError,
-      extraRoutes: options.extraRoutes?.({ service, trees, dataDir, egress }),
+      extraRoutes: [
+        credentialRoutes(credentials),
+        uploadRoutes(uploads),
+        ...(options.extraRoutes?.({ service, trees, dataDir, credentials, egress }) ?? []),
+      ],
     }),
   );
   const host = options.host ?? EMULATOR_DEFAULTS.host;
@@ -112,13 +161,17 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     dataDir,
     service,
     egress,
+    credentials,
+    uploads,
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
       await egress.close();
+      await uploads.close();
       store.close();
+      credentials.close();
       if (options.inMemory) await fs.rm(dataDir, { recursive: true, force: true });
     },
   };

@@ -12,15 +12,17 @@ import { createHash, randomBytes } from "node:crypto";
 import { CreateEnvironmentRequest, type Environment, type EnvironmentFile } from "../sdk/schemas";
 import { describeIssues, validationIssues } from "../sdk/validation";
 import { invalidArgument, notFound } from "./errors";
-import { materializeSources, type SourceLimits } from "./sources";
+import { materializeSources, type SourceOptions } from "./sources";
 import type { EnvironmentRow, EnvironmentSpec, EnvironmentStore } from "./store";
 import { assertIsFile, mimeTypeOf, type TreeEntry, type TreeStore } from "./trees";
 
-export interface ServiceOptions extends SourceLimits {
+export interface ServiceOptions extends SourceOptions {
   /** An environment unused for this long becomes `expired`. */
   idleTtlMs: number;
   /** Clock, for tests of expiry. */
   now: () => number;
+  /** Whether this owner has a credential with this id (allowlist entries may reference one). */
+  credentialExists?: (owner: string, id: string) => boolean;
 }
 
 export const DEFAULT_PAGE_SIZE = 50;
@@ -54,6 +56,7 @@ export class EnvironmentsService {
     const parsed = CreateEnvironmentRequest.safeParse(body);
     if (!parsed.success) throw invalidArgument(describeIssues(validationIssues(parsed.error)));
     const request = parsed.data;
+    this.checkCredentialReferences(owner, request.network);
     const origin = request.from_environment ? this.row(owner, request.from_environment.replace(/^environments\//, "")) : undefined;
 
     const scratch = await this.trees.scratch();
@@ -138,6 +141,26 @@ export class EnvironmentsService {
     return { absolute, sizeBytes: entry.sizeBytes, mimeType: mimeTypeOf(entry.name) };
   }
 
+  /** After files changed in an environment's tree (uploads): recount, move `updated` and `last_accessed`. */
+  async filesChanged(id: string): Promise<void> {
+    const stats = await this.trees.stats(this.trees.treePath(id));
+    const now = this.options.now();
+    this.store.setStats(id, stats.fileCount, stats.sizeBytes, now);
+    this.store.touch(id, now);
+    for (const key of this.listingCache.keys()) if (key.startsWith(`${id}\0`)) this.listingCache.delete(key);
+  }
+
+  private checkCredentialReferences(owner: string, network: CreateEnvironmentRequest["network"]): void {
+    if (!network || network === "disabled" || !Array.isArray(network.allowlist)) return;
+    network.allowlist.forEach((entry, index) => {
+      if (entry.credential !== undefined && !this.options.credentialExists?.(owner, entry.credential)) {
+        throw invalidArgument(
+          `network.allowlist[${index}].credential: no credential "${entry.credential}"; create it first (POST /v1beta/credentials)`,
+        );
+      }
+    });
+  }
+
   /** The row of an environment this owner can see, with its expiry applied. */
   row(owner: string, id: string): EnvironmentRow {
     const row = this.store.get(owner, id);
@@ -172,7 +195,7 @@ export class EnvironmentsService {
   }
 }
 
-function pageSizeOf(pageSize: number | undefined): number {
+export function pageSizeOf(pageSize: number | undefined): number {
   if (pageSize === undefined || pageSize === 0) return DEFAULT_PAGE_SIZE;
   if (pageSize < 0) throw invalidArgument(`page_size: must not be negative (got ${pageSize})`);
   return Math.min(pageSize, MAX_PAGE_SIZE);
@@ -198,11 +221,11 @@ function compareSegments(a: readonly string[], b: readonly string[]): number {
   return a.length - b.length;
 }
 
-function encodeToken(kind: string, value: Record<string, unknown>): string {
+export function encodeToken(kind: string, value: Record<string, unknown>): string {
   return Buffer.from(JSON.stringify({ k: kind, ...value })).toString("base64url");
 }
 
-function decodeToken(token: string, kind: string): Record<string, unknown> {
+export function decodeToken(token: string, kind: string): Record<string, unknown> {
   try {
     const value = JSON.parse(Buffer.from(token, "base64url").toString("utf8"));
     if (value && typeof value === "object" && value.k === kind) return value;
@@ -227,7 +250,7 @@ function toWire(row: EnvironmentRow, spec: EnvironmentSpec): Environment {
   return environment;
 }
 
-function toWireFile(entry: TreeEntry): EnvironmentFile {
+export function toWireFile(entry: TreeEntry): EnvironmentFile {
   const file: EnvironmentFile = { name: entry.name, path: entry.path, type: entry.type };
   if (entry.type === "file") {
     file.mime_type = mimeTypeOf(entry.name);

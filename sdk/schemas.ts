@@ -229,6 +229,113 @@ export const ListEnvironmentFilesResponse = z.object({
 export type ListEnvironmentFilesResponse = z.infer<typeof ListEnvironmentFilesResponse>;
 
 // ---------------------------------------------------------------------------------------------
+// Credentials (SDK_WIRE §4): secrets stored once, server-side, and referenced by id
+// ---------------------------------------------------------------------------------------------
+//
+// Secret fields (`value`, `token`, `client_secret`, `refresh_token`) are write-only: no response
+// carries them, and no error message here quotes them (messages never include the input).
+
+export const CREDENTIAL_TYPES = ["environment_variable", "bearer_token", "oauth2"] as const;
+export type CredentialType = (typeof CREDENTIAL_TYPES)[number];
+
+/** Write-only fields, by credential type. */
+export const CREDENTIAL_SECRET_FIELDS = {
+  environment_variable: ["value"],
+  bearer_token: ["token"],
+  oauth2: ["client_secret", "refresh_token"],
+} as const satisfies Record<CredentialType, readonly string[]>;
+
+export const CredentialId = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, { error: "must be 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit, e.g. gh-token" });
+
+/** A non-empty value that can go into an HTTP header (no CR, LF or NUL). */
+const HeaderSafeSecret = z
+  .string()
+  .min(1, { error: "must not be empty" })
+  .refine((value) => !/[\r\n\0]/.test(value), { error: "may not contain CR, LF or NUL" });
+const NonEmpty = z.string().min(1, { error: "must not be empty" });
+
+export const InjectionLocation = z.enum(["header", "query", "body"], { error: "must be header, query or body" });
+
+export const EnvironmentVariableCredential = z.strictObject({
+  id: CredentialId,
+  type: z.literal("environment_variable"),
+  /** The secret (write-only). */
+  value: HeaderSafeSecret,
+  /** Where the egress proxy injects it: one location or a non-empty list. */
+  injection_location: z.union([InjectionLocation, z.array(InjectionLocation).min(1, { error: "must name at least one location" })]),
+  /** Domains allowed to receive the value, e.g. `["api.example.com"]`. */
+  trusted_domains: z
+    .array(z.string().regex(DOMAIN, { error: "is not a domain: use a host name (api.example.com), a wildcard (*.example.com) or *" }))
+    .optional(),
+});
+
+export const BearerTokenCredential = z.strictObject({
+  id: CredentialId,
+  type: z.literal("bearer_token"),
+  /** The token (write-only). */
+  token: HeaderSafeSecret,
+  /** Default `Authorization`. */
+  header_name: z.string().regex(HEADER_NAME, { error: "is not a valid HTTP header name" }).optional(),
+  /** Default `Bearer`; `""` sends the bare token. */
+  prefix: z.string().refine((value) => !/[\r\n\0]/.test(value), { error: "may not contain CR, LF or NUL" }).optional(),
+});
+
+export const OAuth2Credential = z.strictObject({
+  id: CredentialId,
+  type: z.literal("oauth2"),
+  client_id: NonEmpty,
+  /** Write-only. */
+  client_secret: NonEmpty,
+  /** Write-only. */
+  refresh_token: NonEmpty,
+  /** Token endpoint used to refresh, e.g. `https://oauth2.example.com/token`. */
+  token_url: z.string().refine((value) => /^https?:\/\/[^\s/]+/.test(value) && URL.canParse(value), {
+    error: "must be an absolute http(s) URL, e.g. https://oauth2.example.com/token",
+  }),
+  scopes: z.array(NonEmpty).optional(),
+});
+
+const credentialTypeError = { error: `must be one of ${CREDENTIAL_TYPES.join(", ")}` };
+
+/** Body of `POST /{v}/credentials`: `id` and `type` in the body. */
+export const CreateCredentialRequest = z.discriminatedUnion(
+  "type",
+  [EnvironmentVariableCredential, BearerTokenCredential, OAuth2Credential],
+  credentialTypeError,
+);
+export type CreateCredentialRequest = z.infer<typeof CreateCredentialRequest>;
+
+/** Body of `PATCH /{v}/credentials/{id}`: the type and any fields to change (no `id`). */
+export const UpdateCredentialRequest = z.discriminatedUnion(
+  "type",
+  [
+    EnvironmentVariableCredential.omit({ id: true }).partial().required({ type: true }),
+    BearerTokenCredential.omit({ id: true }).partial().required({ type: true }),
+    OAuth2Credential.omit({ id: true }).partial().required({ type: true }),
+  ],
+  credentialTypeError,
+);
+export type UpdateCredentialRequest = z.infer<typeof UpdateCredentialRequest>;
+
+/** A credential as the API returns it: never any secret, nor any other configuration. */
+export const Credential = z.object({
+  id: z.string(),
+  type: z.string().optional(), // CredentialType | future values
+  status: z.string().optional(), // "active" | "revoked"
+  create_time: z.string().optional(),
+  update_time: z.string().optional(),
+});
+export type Credential = z.infer<typeof Credential>;
+
+export const ListCredentialsResponse = z.object({
+  credentials: z.array(Credential).optional(),
+  next_page_token: z.string().optional(),
+});
+export type ListCredentialsResponse = z.infer<typeof ListCredentialsResponse>;
+
+// ---------------------------------------------------------------------------------------------
 // Errors
 // ---------------------------------------------------------------------------------------------
 

@@ -19,6 +19,7 @@ export interface ServeOptions {
   idleTtl: string;
   logFormat: "text" | "json";
   egressRoute: string[];
+  skillRegistry?: string;
 }
 
 export function register(program: Command): void {
@@ -31,6 +32,7 @@ export function register(program: Command): void {
     .option("--api-key <key>", "accepted API key (repeatable); one is generated when omitted", collect, [])
     .option("--in-memory", "throwaway run: nothing kept after exit", false)
     .option("--idle-ttl <duration>", "idle time before an environment expires, e.g. 30m, 7d", "7d")
+    .option("--skill-registry <dir>", "directory that skill_registry sources resolve in, e.g. DIR/skills/my-skill")
     .option("--egress-route <host=url>", "send sandbox traffic for HOST to URL, e.g. api.example.com=http://127.0.0.1:9000 (repeatable)", collect, [])
     .addOption(new Option("--log-format <format>", "request log format").choices(["text", "json"]).default("text"))
     .action(async (options: ServeOptions) => {
@@ -60,6 +62,7 @@ export async function runServe(
     apiKeys: generatedKey ? [generatedKey] : options.apiKey,
     idleTtlMs,
     egressRoutes: parseEgressRoutes(options.egressRoute ?? []),
+    skillRegistryDir: options.skillRegistry,
     onRequest: (entry) => log(formatLogLine(entry, options.logFormat)),
     onInternalError: (error) => log(`internal error: ${(error as Error)?.stack ?? String(error)}`),
   });

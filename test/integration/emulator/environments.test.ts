@@ -82,6 +82,8 @@ describe("create", () => {
   });
 
   test("network values are echoed as sent", async () => {
+    const credential = await emulator.json("/v1/credentials", { method: "POST", body: JSON.stringify({ id: "cred-gh", type: "bearer_token", token: "t" }) });
+    expect(credential.status).toBe(200);
     const network = {
       allowlist: [
         { domain: "api.github.com", credential: "cred-gh" },

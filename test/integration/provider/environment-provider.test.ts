@@ -120,8 +120,8 @@ describe("create, read, delete", () => {
   });
 
   test("API errors surface with the server's message", async () => {
-    await expect(provider.create({ sources: [{ type: "repository", source: "github://o/r", target: "r" }] })).rejects.toThrow(
-      /sources\[0\]\.type: "repository" sources are not supported/,
+    await expect(provider.create({ sources: [{ type: "gcs", source: "gs://b/p", target: "r" }] })).rejects.toThrow(
+      /sources\[0\]\.type: "gcs" sources are not supported/,
     );
   });
 });

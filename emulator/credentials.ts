@@ -1,0 +1,385 @@
+/**
+ * Credentials API (`/{v}/credentials`, SDK_WIRE §4): secrets stored once and referenced by id from
+ * `network.allowlist[].credential`, so that the egress proxy can inject them.
+ *
+ * - Secrets (`value`, `token`, `client_secret`, `refresh_token`) are write-only: responses carry
+ *   only `id`, `type`, `status`, `create_time` and `update_time`, and error messages never quote input.
+ * - At rest the secret fields are one AES-256-GCM blob per row (random 96-bit IV, the owner and id
+ *   as additional data, so a blob cannot be moved to another row). The key comes from
+ *   `GENV_CREDENTIALS_KEY` (base64 of 32 bytes) or else `<data-dir>/credentials.key`, created with
+ *   mode 0600 the first time a secret is written or read.
+ * - Each API key sees only its own credentials; the same id under two keys is two credentials.
+ * - `update_mask` follows AIP-134: listed fields are replaced (a listed optional field absent from
+ *   the body goes back to its default; a listed required one is a 400); fields not listed are
+ *   ignored; `*` lists every field. Without a mask, the fields present in the body are updated.
+ * - Deleting a credential that environments reference is allowed (the proxy then injects nothing).
+ */
+import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import {
+  CREDENTIAL_SECRET_FIELDS,
+  CreateCredentialRequest,
+  UpdateCredentialRequest,
+  type Credential,
+  type CredentialType,
+} from "../sdk/schemas";
+import { describeIssues, validationIssues } from "../sdk/validation";
+import { HttpError, invalidArgument, notFound } from "./errors";
+import { decodeSegment, sendJson, type Route } from "./http";
+import { decodeToken, encodeToken, pageSizeOf } from "./service";
+
+/** A credential with its secrets decrypted and defaults filled in: what the egress proxy injects. */
+export type RevealedCredential =
+  | { id: string; type: "environment_variable"; value: string; injection_location: ("header" | "query" | "body")[]; trusted_domains: string[] }
+  | { id: string; type: "bearer_token"; token: string; header_name: string; prefix: string }
+  | { id: string; type: "oauth2"; client_id: string; client_secret: string; refresh_token: string; token_url: string; scopes: string[] };
+
+export const CREDENTIALS_KEY_ENV = "GENV_CREDENTIALS_KEY";
+const KEY_FILE = "credentials.key";
+
+// ---------------------------------------------------------------------------------------------
+// Key and cipher
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The 32-byte key, resolved lazily: `GENV_CREDENTIALS_KEY` when set (checked at once: fail fast), else
+ * `<dataDir>/credentials.key` (base64 text), created with mode 0600 on first use.
+ */
+export function credentialsKeySource(dataDir: string, env: NodeJS.ProcessEnv = process.env): () => Buffer {
+  const fromEnv = env[CREDENTIALS_KEY_ENV];
+  if (fromEnv !== undefined && fromEnv !== "") {
+    const key = Buffer.from(fromEnv, "base64");
+    if (key.length !== 32) throw new Error(`${CREDENTIALS_KEY_ENV} must be the base64 of 32 bytes (e.g. openssl rand -base64 32); it decodes to ${key.length}`);
+    return () => key;
+  }
+  let key: Buffer | undefined;
+  return () => (key ??= readOrCreateKeyFile(path.join(dataDir, KEY_FILE)));
+}
+
+function readOrCreateKeyFile(file: string): Buffer {
+  try {
+    writeFileSync(file, `${randomBytes(32).toString("base64")}\n`, { flag: "wx", mode: 0o600 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  }
+  const key = Buffer.from(readFileSync(file, "utf8").trim(), "base64");
+  if (key.length !== 32) throw new Error(`${file} must hold the base64 of 32 bytes; remove it to start over (stored credentials are then lost)`);
+  return key;
+}
+
+function seal(key: Buffer, plain: string, aad: string): Buffer {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", key, iv);
+  cipher.setAAD(Buffer.from(aad));
+  const body = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), body]);
+}
+
+function open(key: Buffer, sealed: Buffer, aad: string): string {
+  const decipher = createDecipheriv("aes-256-gcm", key, sealed.subarray(0, 12));
+  decipher.setAAD(Buffer.from(aad));
+  decipher.setAuthTag(sealed.subarray(12, 28));
+  return Buffer.concat([decipher.update(sealed.subarray(28)), decipher.final()]).toString("utf8");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Store
+// ---------------------------------------------------------------------------------------------
+
+interface CredentialRow {
+  seq: number;
+  owner: string;
+  id: string;
+  type: CredentialType;
+  status: string;
+  /** JSON of the non-secret fields. */
+  config: string;
+  /** iv (12) || tag (16) || AES-256-GCM ciphertext of the secret fields' JSON. */
+  secret: Buffer;
+  create_ms: number;
+  update_ms: number;
+}
+
+const MIGRATION = `
+CREATE TABLE IF NOT EXISTS credentials (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  owner TEXT NOT NULL,
+  id TEXT NOT NULL,
+  type TEXT NOT NULL,
+  status TEXT NOT NULL,
+  config TEXT NOT NULL,
+  secret BLOB NOT NULL,
+  create_ms INTEGER NOT NULL,
+  update_ms INTEGER NOT NULL,
+  UNIQUE (owner, id)
+);
+`;
+
+class CredentialStore {
+  private readonly db: Database.Database;
+  private readonly statements;
+
+  constructor(file: string) {
+    this.db = new Database(file);
+    this.db.pragma("journal_mode = WAL");
+    this.db.exec(MIGRATION);
+    this.statements = {
+      insert: this.db.prepare<Omit<CredentialRow, "seq">>(
+        `INSERT INTO credentials (owner, id, type, status, config, secret, create_ms, update_ms)
+         VALUES (@owner, @id, @type, @status, @config, @secret, @create_ms, @update_ms)`,
+      ),
+      get: this.db.prepare<[string, string], CredentialRow>(`SELECT * FROM credentials WHERE owner = ? AND id = ?`),
+      page: this.db.prepare<[string, number, number], CredentialRow>(`SELECT * FROM credentials WHERE owner = ? AND seq > ? ORDER BY seq LIMIT ?`),
+      update: this.db.prepare<[string, Buffer, number, string, string]>(
+        `UPDATE credentials SET config = ?, secret = ?, update_ms = ? WHERE owner = ? AND id = ?`,
+      ),
+      delete: this.db.prepare<[string, string]>(`DELETE FROM credentials WHERE owner = ? AND id = ?`),
+    };
+  }
+
+  /** False when this owner already has that id. */
+  insert(row: Omit<CredentialRow, "seq">): boolean {
+    try {
+      this.statements.insert.run(row);
+      return true;
+    } catch (error) {
+      if ((error as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") return false;
+      throw error;
+    }
+  }
+  get(owner: string, id: string): CredentialRow | undefined {
+    return this.statements.get.get(owner, id);
+  }
+  page(owner: string, afterSeq: number, limit: number): CredentialRow[] {
+    return this.statements.page.all(owner, afterSeq, limit);
+  }
+  update(owner: string, id: string, config: string, secret: Buffer, updateMs: number): void {
+    this.statements.update.run(config, secret, updateMs, owner, id);
+  }
+  delete(owner: string, id: string): boolean {
+    return this.statements.delete.run(owner, id).changes > 0;
+  }
+  close(): void {
+    this.db.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Service
+// ---------------------------------------------------------------------------------------------
+
+export interface CredentialsOptions {
+  /** SQLite file (or ":memory:"). */
+  databaseFile: string;
+  /** Returns the 32-byte AES key; see `credentialsKeySource`. */
+  key: () => Buffer;
+  now: () => number;
+}
+
+/** Every field a type has besides `id` and `type`, for update masks. */
+const FIELDS: Record<CredentialType, readonly string[]> = {
+  environment_variable: ["value", "injection_location", "trusted_domains"],
+  bearer_token: ["token", "header_name", "prefix"],
+  oauth2: ["client_id", "client_secret", "refresh_token", "token_url", "scopes"],
+};
+const REQUIRED: Record<CredentialType, readonly string[]> = {
+  environment_variable: ["value", "injection_location"],
+  bearer_token: ["token"],
+  oauth2: ["client_id", "client_secret", "refresh_token", "token_url"],
+};
+
+type Fields = Record<string, unknown>;
+
+export class CredentialsService {
+  private readonly store: CredentialStore;
+
+  constructor(private readonly options: CredentialsOptions) {
+    this.store = new CredentialStore(options.databaseFile);
+  }
+
+  create(owner: string, body: unknown): Credential {
+    const parsed = CreateCredentialRequest.safeParse(body);
+    if (!parsed.success) throw invalidArgument(describeIssues(validationIssues(parsed.error)));
+    const { id, type, ...fields } = parsed.data;
+    const now = this.options.now();
+    const { config, secret } = this.split(owner, id, type, fields);
+    if (!this.store.insert({ owner, id, type, status: "active", config, secret, create_ms: now, update_ms: now })) {
+      throw new HttpError("ALREADY_EXISTS", `credential ${id} already exists; update it (PATCH) or delete it first`);
+    }
+    return toWire(this.row(owner, id));
+  }
+
+  get(owner: string, id: string): Credential {
+    return toWire(this.row(owner, id));
+  }
+
+  exists(owner: string, id: string): boolean {
+    return this.store.get(owner, id) !== undefined;
+  }
+
+  list(owner: string, pageSize: number | undefined, pageToken: string | undefined): { credentials: Credential[]; next_page_token?: string } {
+    const size = pageSizeOf(pageSize);
+    const after = pageToken ? decodeToken(pageToken, "credentials").seq : 0;
+    if (typeof after !== "number") throw invalidArgument("page_token: is not a token this server issued");
+    const rows = this.store.page(owner, after, size + 1);
+    const credentials = rows.slice(0, size).map(toWire);
+    if (rows.length <= size) return { credentials };
+    return { credentials, next_page_token: encodeToken("credentials", { seq: rows[size - 1].seq }) };
+  }
+
+  update(owner: string, id: string, body: unknown, updateMask: string | undefined): Credential {
+    const row = this.row(owner, id);
+    if (body === null || typeof body !== "object" || Array.isArray(body)) throw invalidArgument("body: must be a JSON object");
+    const given = (body as Fields).type;
+    if (given !== undefined && given !== row.type) {
+      throw invalidArgument(`type: credential ${id} is a ${row.type} credential; a type cannot change: delete it and create it again`);
+    }
+    const parsed = UpdateCredentialRequest.safeParse({ ...body, type: row.type });
+    if (!parsed.success) throw invalidArgument(describeIssues(validationIssues(parsed.error)));
+    const { type: _type, ...patch } = parsed.data as Fields;
+
+    const current: Fields = { ...JSON.parse(row.config), ...this.secrets(row) };
+    for (const field of maskFields(row.type, updateMask, patch)) {
+      if (patch[field] !== undefined) current[field] = patch[field];
+      else if (REQUIRED[row.type].includes(field)) throw invalidArgument(`${field}: is required (update_mask lists it); give a value or leave it out of the mask`);
+      else delete current[field];
+    }
+    const merged = CreateCredentialRequest.safeParse({ id, type: row.type, ...current });
+    if (!merged.success) throw invalidArgument(describeIssues(validationIssues(merged.error)));
+    const { config, secret } = this.split(owner, id, row.type, current);
+    this.store.update(owner, id, config, secret, Math.max(this.options.now(), row.update_ms + 1));
+    return toWire(this.row(owner, id));
+  }
+
+  delete(owner: string, id: string): void {
+    if (!this.store.delete(owner, id)) throw notFound(`credential ${id} not found`);
+  }
+
+  /**
+   * The decrypted credential with defaults applied, for the egress proxy; undefined when this owner
+   * has none with that id. Never send the result to a client or a log.
+   */
+  reveal(owner: string, id: string): RevealedCredential | undefined {
+    const row = this.store.get(owner, id);
+    if (!row) return undefined;
+    const fields: Fields = { ...JSON.parse(row.config), ...this.secrets(row) };
+    switch (row.type) {
+      case "environment_variable": {
+        const locations = fields.injection_location;
+        return {
+          id,
+          type: row.type,
+          value: fields.value as string,
+          injection_location: (Array.isArray(locations) ? locations : [locations]) as ("header" | "query" | "body")[],
+          trusted_domains: (fields.trusted_domains as string[] | undefined) ?? [],
+        };
+      }
+      case "bearer_token":
+        return {
+          id,
+          type: row.type,
+          token: fields.token as string,
+          header_name: (fields.header_name as string | undefined) ?? "Authorization",
+          prefix: (fields.prefix as string | undefined) ?? "Bearer",
+        };
+      case "oauth2":
+        return {
+          id,
+          type: row.type,
+          client_id: fields.client_id as string,
+          client_secret: fields.client_secret as string,
+          refresh_token: fields.refresh_token as string,
+          token_url: fields.token_url as string,
+          scopes: (fields.scopes as string[] | undefined) ?? [],
+        };
+    }
+  }
+
+  close(): void {
+    this.store.close();
+  }
+
+  private row(owner: string, id: string): CredentialRow {
+    const row = this.store.get(owner, id);
+    if (!row) throw notFound(`credential ${id} not found`);
+    return row;
+  }
+
+  private split(owner: string, id: string, type: CredentialType, fields: Fields): { config: string; secret: Buffer } {
+    const secretNames: readonly string[] = CREDENTIAL_SECRET_FIELDS[type];
+    const config: Fields = {};
+    const secrets: Fields = {};
+    for (const [name, value] of Object.entries(fields)) (secretNames.includes(name) ? secrets : config)[name] = value;
+    return { config: JSON.stringify(config), secret: seal(this.options.key(), JSON.stringify(secrets), aadOf(owner, id)) };
+  }
+
+  private secrets(row: CredentialRow): Fields {
+    try {
+      return JSON.parse(open(this.options.key(), row.secret, aadOf(row.owner, row.id)));
+    } catch (error) {
+      throw new Error(`credential ${row.id}: cannot decrypt its secret; was ${CREDENTIALS_KEY_ENV} or ${KEY_FILE} changed?`, { cause: error });
+    }
+  }
+}
+
+const aadOf = (owner: string, id: string) => `credential\0${owner}\0${id}`;
+
+function maskFields(type: CredentialType, updateMask: string | undefined, patch: Fields): string[] {
+  if (updateMask === undefined || updateMask.trim() === "") return Object.keys(patch).filter((field) => patch[field] !== undefined);
+  const fields: string[] = [];
+  for (const raw of updateMask.split(",")) {
+    const field = raw.trim();
+    if (field === "*") fields.push(...FIELDS[type]);
+    else if (field === "type") continue;
+    else if (FIELDS[type].includes(field)) fields.push(field);
+    else throw invalidArgument(`update_mask: "${field}" is not an updatable field of a ${type} credential (${FIELDS[type].join(", ")})`);
+  }
+  return fields;
+}
+
+function toWire(row: CredentialRow): Credential {
+  return {
+    id: row.id,
+    type: row.type,
+    status: row.status,
+    create_time: new Date(row.create_ms).toISOString(),
+    update_time: new Date(row.update_ms).toISOString(),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Routes
+// ---------------------------------------------------------------------------------------------
+
+const ONE = /^credentials\/([^/]*)$/;
+
+export function credentialRoutes(service: CredentialsService): Route {
+  return async ({ request, response, owner, query, rest, readJson }) => {
+    const method = request.method;
+    if (rest === "credentials") {
+      if (method === "POST") return sendJson(response, 200, service.create(owner, await readJson()));
+      if (method === "GET") return sendJson(response, 200, service.list(owner, intParam(query, "page_size"), query.get("page_token") ?? undefined));
+      return false;
+    }
+    const match = ONE.exec(rest);
+    if (!match) return false;
+    const id = decodeSegment(match[1]).replace(/^credentials\//, "");
+    if (id === "") throw invalidArgument("name: the credential id is empty; use credentials/{id}");
+    if (method === "GET") return sendJson(response, 200, service.get(owner, id));
+    if (method === "PATCH") return sendJson(response, 200, service.update(owner, id, await readJson(), query.get("update_mask") ?? undefined));
+    if (method === "DELETE") {
+      service.delete(owner, id);
+      return sendJson(response, 200, {});
+    }
+    return false;
+  };
+}
+
+function intParam(query: URLSearchParams, name: string): number | undefined {
+  const raw = query.get(name);
+  if (raw === null || raw === "") return undefined;
+  if (!/^-?\d+$/.test(raw)) throw invalidArgument(`${name}: must be an integer (got ${JSON.stringify(raw)})`);
+  return Number(raw);
+}

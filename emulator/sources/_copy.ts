@@ -1,0 +1,62 @@
+/**
+ * Copying a directory (a repository checkout, a registered skill) into an environment being built,
+ * under the same rules as inline sources: parents must be real directories, nothing is overwritten,
+ * the limits hold. Symlinks are kept only when they resolve inside the copied directory; one that
+ * points outside (absolute, or climbing out with `..`) refuses the source.
+ */
+import { constants as fsConstants, promises as fs } from "node:fs";
+import path from "node:path";
+import { invalidArgument } from "../errors";
+import { ensureDirectories, symlinkStaysInside, walk } from "../_confine";
+
+/** Files and bytes written so far while building one environment. */
+export interface Budget {
+  files: number;
+  bytes: number;
+  maxFiles: number;
+  maxBytes: number;
+}
+
+export function spend(budget: Budget, bytes: number): void {
+  budget.files += 1;
+  budget.bytes += bytes;
+  if (budget.files > budget.maxFiles) throw invalidArgument(`sources: more than ${budget.maxFiles} files; split the environment or raise --max-files`);
+  if (budget.bytes > budget.maxBytes) throw invalidArgument(`sources: more than ${budget.maxBytes} bytes in total; raise --max-bytes or use fewer files`);
+}
+
+/** Copies `from` to `root/target`, leaving out entries named in `skip` (e.g. `.git`). */
+export async function copyTree(
+  from: string,
+  root: string,
+  target: string,
+  budget: Budget,
+  field: string,
+  skip: ReadonlySet<string> = new Set(),
+): Promise<void> {
+  const entries = await walk(from, "", skip);
+  for (const entry of entries) {
+    if (entry.kind === "link" && !(await symlinkStaysInside(from, entry.relative))) {
+      throw invalidArgument(`${field}: symlink "${entry.relative}" points outside the copied directory; such links are refused`);
+    }
+  }
+  const base = await ensureDirectories(root, target.split("/"), `${field.replace(/\.source$/, "")}.target`);
+  for (const entry of entries) {
+    const source = path.join(from, entry.relative);
+    const destination = path.join(base, entry.relative);
+    try {
+      if (entry.kind === "dir") {
+        await ensureDirectories(base, entry.relative.split("/"), `${field.replace(/\.source$/, "")}.target`);
+      } else if (entry.kind === "link") {
+        await fs.symlink(await fs.readlink(source), destination);
+      } else {
+        spend(budget, entry.sizeBytes);
+        await fs.copyFile(source, destination, fsConstants.COPYFILE_EXCL | fsConstants.COPYFILE_FICLONE);
+      }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "EEXIST") {
+        throw invalidArgument(`${field.replace(/\.source$/, "")}.target: "${target}/${entry.relative}" already exists in the environment`);
+      }
+      throw error;
+    }
+  }
+}

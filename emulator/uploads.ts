@@ -1,0 +1,333 @@
+/**
+ * File uploads, with Google's resumable protocol exactly as the official client speaks it
+ * (SDK_WIRE §3.3):
+ *
+ *   PUT  /upload/{v}/environments/{env}/files/{path}?extract=&overwrite=   X-Goog-Upload-Command: start
+ *     → 200, X-Goog-Upload-URL: http://host:port/upload/{v}/uploads/{session}, X-Goog-Upload-Status: active
+ *   POST {X-Goog-Upload-URL}   X-Goog-Upload-Command: upload | upload, finalize   X-Goog-Upload-Offset: n
+ *     → 200 (intermediate chunks: empty body) … final: {"files": [EnvironmentFile…]}
+ *
+ * - Chunks are appended to `<data>/tmp/uploads/<session>`: a partial upload is never a visible file.
+ *   Finalize renames the staged file into the tree (atomic), or unpacks it (`extract=true`, see
+ *   _extract.ts). A finalize that fails ends the session; start again.
+ * - `overwrite` defaults to false, as an unset proto3 bool: an existing file is 409 ALREADY_EXISTS.
+ *   It is checked when the upload finalizes (the state that matters), and not at start, where the
+ *   client would retry a 409 four times.
+ * - The API key is checked on every chunk, and a session answers only the key that started it (404
+ *   otherwise). Sessions live in memory for `sessionTtlMs` (default 1 h) from their start; expired
+ *   ones and their staging files are swept every minute, and all of them are gone after a restart.
+ * - Also understood: `X-Goog-Upload-Command: query` (status and bytes received) and `cancel`.
+ */
+import { randomBytes } from "node:crypto";
+import { promises as fs } from "node:fs";
+import type { IncomingMessage } from "node:http";
+import path from "node:path";
+import type { EnvironmentFile } from "../sdk/schemas";
+import { HttpError, invalidArgument, notFound } from "./errors";
+import { decodeSegment, sendJson, type Route, type RouteContext } from "./http";
+import { toWireFile, type EnvironmentsService } from "./service";
+import type { TreeStore } from "./trees";
+import { ensureDirectories } from "./_confine";
+import { mergeInto, unpackArchive } from "./_extract";
+
+export interface UploadOptions {
+  /** How long an upload session may take from its start. Default 1 hour. */
+  sessionTtlMs?: number;
+  /** Most files / bytes one environment may hold. */
+  maxFiles: number;
+  maxBytes: number;
+  now: () => number;
+}
+
+export const UPLOAD_DEFAULTS = {
+  sessionTtlMs: 3600 * 1000, // 1 h
+  sweepEveryMs: 60 * 1000, // 1 min
+} as const;
+
+interface Session {
+  id: string;
+  owner: string;
+  environmentId: string;
+  /** Destination path, split and decoded. */
+  segments: string[];
+  extract: boolean;
+  overwrite: boolean;
+  totalBytes: number;
+  received: number;
+  staging: string;
+  expiresAtMs: number;
+  busy: boolean;
+}
+
+const START = /^environments\/(?:environments%2F)?([^/]+)\/files(?:\/(.*))?$/i;
+const CHUNK = /^uploads\/([0-9a-f]{32})$/;
+
+export class Uploads {
+  private readonly sessions = new Map<string, Session>();
+  private readonly dir: string;
+  private readonly ttlMs: number;
+  private sweeper: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly service: EnvironmentsService,
+    private readonly trees: TreeStore,
+    private readonly options: UploadOptions,
+  ) {
+    this.dir = path.join(trees.tmpDir, "uploads");
+    this.ttlMs = options.sessionTtlMs ?? UPLOAD_DEFAULTS.sessionTtlMs;
+  }
+
+  init(): void {
+    this.sweeper = setInterval(() => void this.sweep().catch(() => {}), Math.min(this.ttlMs, UPLOAD_DEFAULTS.sweepEveryMs));
+    this.sweeper.unref();
+  }
+
+  /** Ends expired sessions and removes their staged bytes. */
+  async sweep(): Promise<void> {
+    const now = this.options.now();
+    for (const session of [...this.sessions.values()]) {
+      if (session.expiresAtMs <= now && !session.busy) await this.end(session);
+    }
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    for (const session of [...this.sessions.values()]) await this.end(session);
+  }
+
+  get activeSessions(): number {
+    return this.sessions.size;
+  }
+
+  async start(context: RouteContext, environment: string, rawPath: string): Promise<true> {
+    const { request, response, owner, query } = context;
+    const command = header(request, "x-goog-upload-command")?.trim().toLowerCase();
+    if (command !== "start") throw invalidArgument(`X-Goog-Upload-Command: must be "start" to begin an upload (got ${JSON.stringify(command ?? "")})`);
+    const protocol = header(request, "x-goog-upload-protocol");
+    if (protocol !== undefined && protocol.toLowerCase() !== "resumable") throw invalidArgument(`X-Goog-Upload-Protocol: only "resumable" is supported`);
+    const lengthHeader = header(request, "x-goog-upload-header-content-length");
+    if (lengthHeader === undefined || !/^\d+$/.test(lengthHeader.trim())) {
+      throw invalidArgument("X-Goog-Upload-Header-Content-Length: is required: the total number of bytes, e.g. 1024");
+    }
+    const totalBytes = Number(lengthHeader.trim());
+    if (totalBytes > this.options.maxBytes) throw invalidArgument(`X-Goog-Upload-Header-Content-Length: ${totalBytes} bytes exceeds the environment limit of ${this.options.maxBytes}`);
+    const extract = boolParam(query, "extract");
+    const overwrite = boolParam(query, "overwrite");
+    const segments = pathSegments(rawPath);
+    if (segments.length === 0 && !extract) throw invalidArgument("path: is empty: give the file's path relative to the environment root, e.g. workspace/data.csv");
+
+    const row = this.writable(owner, decodeSegment(environment).replace(/^environments\//, ""));
+    const id = randomBytes(16).toString("hex");
+    const session: Session = {
+      id,
+      owner,
+      environmentId: row.id,
+      segments,
+      extract,
+      overwrite,
+      totalBytes,
+      received: 0,
+      staging: path.join(this.dir, id),
+      expiresAtMs: this.options.now() + this.ttlMs,
+      busy: false,
+    };
+    await fs.mkdir(this.dir, { recursive: true });
+    await fs.writeFile(session.staging, "", { mode: 0o644 });
+    this.sessions.set(id, session);
+    const version = context.request.url!.split("/")[2];
+    response.writeHead(200, {
+      "X-Goog-Upload-URL": `http://${request.headers.host}/upload/${version}/uploads/${id}`,
+      "X-Goog-Upload-Status": "active",
+      "X-Goog-Upload-Chunk-Granularity": "262144",
+      "Content-Length": 0,
+    });
+    response.end();
+    return true;
+  }
+
+  async chunk(context: RouteContext, id: string): Promise<true> {
+    const { request, response, owner } = context;
+    const session = this.sessions.get(id);
+    if (!session || session.owner !== owner || session.expiresAtMs <= this.options.now()) {
+      await drain(request);
+      throw notFound(`upload session ${id} not found or expired; start the upload again`);
+    }
+    if (session.busy) {
+      await drain(request);
+      throw new HttpError("ABORTED", `upload session ${id} is busy with another request`);
+    }
+    const commands = new Set((header(request, "x-goog-upload-command") ?? "").split(",").map((part) => part.trim().toLowerCase()).filter(Boolean));
+    session.busy = true;
+    try {
+      if (commands.has("cancel")) {
+        await drain(request);
+        await this.end(session);
+        response.writeHead(200, { "X-Goog-Upload-Status": "cancelled", "Content-Length": 0 }).end();
+        return true;
+      }
+      if (commands.has("query")) {
+        await drain(request);
+        response.writeHead(200, { "X-Goog-Upload-Status": "active", "X-Goog-Upload-Size-Received": String(session.received), "Content-Length": 0 }).end();
+        return true;
+      }
+      const unknown = [...commands].filter((command) => command !== "upload" && command !== "finalize");
+      if (commands.size === 0 || unknown.length > 0) {
+        await drain(request);
+        throw invalidArgument(`X-Goog-Upload-Command: must be "upload", "upload, finalize", "finalize", "query" or "cancel" (got ${JSON.stringify(header(request, "x-goog-upload-command") ?? "")})`);
+      }
+      if (commands.has("upload")) await this.append(session, request);
+      else await drain(request);
+      if (!commands.has("finalize")) {
+        response.writeHead(200, { "X-Goog-Upload-Status": "active", "X-Goog-Upload-Size-Received": String(session.received), "Content-Length": 0 }).end();
+        return true;
+      }
+      if (session.received !== session.totalBytes) {
+        throw invalidArgument(`X-Goog-Upload-Command: finalize after ${session.received} of ${session.totalBytes} bytes; send the rest first`);
+      }
+      try {
+        const files = await this.finalize(session);
+        response.setHeader("X-Goog-Upload-Status", "final");
+        return sendJson(response, 200, { files });
+      } finally {
+        await this.end(session);
+      }
+    } finally {
+      session.busy = false;
+    }
+  }
+
+  private async append(session: Session, request: IncomingMessage): Promise<void> {
+    const offsetHeader = header(request, "x-goog-upload-offset");
+    if (offsetHeader === undefined || !/^\d+$/.test(offsetHeader.trim()) || Number(offsetHeader) !== session.received) {
+      await drain(request);
+      throw invalidArgument(`X-Goog-Upload-Offset: expected ${session.received} (the bytes received so far), got ${JSON.stringify(offsetHeader ?? "")}`);
+    }
+    const handle = await fs.open(session.staging, "a");
+    let size = 0;
+    let tooMuch = false;
+    try {
+      for await (const chunk of request) {
+        size += (chunk as Buffer).length;
+        if (session.received + size > session.totalBytes) tooMuch = true;
+        if (!tooMuch) await handle.write(chunk as Buffer);
+      }
+      if (tooMuch) {
+        await handle.truncate(session.received);
+        throw invalidArgument(`X-Goog-Upload-Offset: the chunk goes past the declared ${session.totalBytes} bytes (X-Goog-Upload-Header-Content-Length)`);
+      }
+    } finally {
+      await handle.close();
+    }
+    session.received += size;
+  }
+
+  private async finalize(session: Session): Promise<EnvironmentFile[]> {
+    const row = this.writable(session.owner, session.environmentId);
+    const root = this.trees.treePath(row.id);
+    let written: string[];
+    if (session.extract) {
+      const unpacked = `${session.staging}.d`;
+      await fs.mkdir(unpacked);
+      try {
+        await unpackArchive(session.staging, unpacked);
+        await this.checkLimits(row, unpacked);
+        written = await mergeInto(unpacked, root, session.segments, session.overwrite);
+      } finally {
+        await fs.rm(unpacked, { recursive: true, force: true });
+      }
+    } else {
+      written = [await this.placeFile(session, row, root)];
+    }
+    await this.service.filesChanged(row.id);
+    const files: EnvironmentFile[] = [];
+    for (const relative of written) files.push(toWireFile((await this.trees.resolve(row.id, relative.split("/"))).entry));
+    return files;
+  }
+
+  private async placeFile(session: Session, row: { file_count: number; size_bytes: number }, root: string): Promise<string> {
+    const relative = session.segments.join("/");
+    const parent = await ensureDirectories(root, session.segments.slice(0, -1), "path");
+    const destination = path.join(parent, session.segments[session.segments.length - 1]);
+    const existing = await fs.lstat(destination).catch(() => undefined);
+    if (existing?.isDirectory()) throw invalidArgument(`path: "${relative}" is a directory; give a file path, or extract: true to unpack an archive into it`);
+    if (existing && !session.overwrite) throw new HttpError("ALREADY_EXISTS", `path: "${relative}" already exists; upload with overwrite: true to replace it`);
+    const files = row.file_count + (existing ? 0 : 1);
+    const bytes = row.size_bytes + session.totalBytes - (existing?.isFile() ? existing.size : 0);
+    this.assertWithinLimits(files, bytes);
+    if (session.overwrite) {
+      await fs.rename(session.staging, destination); // atomically replaces a file (or a symlink, not its target)
+      return relative;
+    }
+    try {
+      await fs.link(session.staging, destination); // fails if something appeared meanwhile: no clobbering
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "EEXIST") throw new HttpError("ALREADY_EXISTS", `path: "${relative}" already exists; upload with overwrite: true to replace it`);
+      throw error;
+    }
+    return relative;
+  }
+
+  private async checkLimits(row: { file_count: number; size_bytes: number }, unpacked: string): Promise<void> {
+    const stats = await this.trees.stats(unpacked);
+    this.assertWithinLimits(row.file_count + stats.fileCount, row.size_bytes + stats.sizeBytes);
+  }
+
+  private assertWithinLimits(files: number, bytes: number): void {
+    if (files > this.options.maxFiles) throw invalidArgument(`file: the environment would hold more than ${this.options.maxFiles} files`);
+    if (bytes > this.options.maxBytes) throw invalidArgument(`file: the environment would hold more than ${this.options.maxBytes} bytes`);
+  }
+
+  private writable(owner: string, id: string) {
+    const row = this.service.row(owner, id);
+    if (row.status !== "active") {
+      throw new HttpError("FAILED_PRECONDITION", `environment ${id} is ${row.status}: its files are a read-only snapshot; create a new environment (from_environment copies it)`);
+    }
+    return row;
+  }
+
+  private async end(session: Session): Promise<void> {
+    this.sessions.delete(session.id);
+    await fs.rm(session.staging, { force: true });
+  }
+}
+
+export function uploadRoutes(uploads: Uploads): Route {
+  return async (context) => {
+    if (!context.request.url?.startsWith("/upload/")) return false;
+    const method = context.request.method;
+    const chunk = CHUNK.exec(context.rest);
+    if (chunk && (method === "POST" || method === "PUT")) return uploads.chunk(context, chunk[1]);
+    const start = START.exec(context.rest);
+    if (start && (method === "PUT" || method === "POST")) return uploads.start(context, start[1], start[2] ?? "");
+    return false;
+  };
+}
+
+function pathSegments(rawPath: string): string[] {
+  const segments = rawPath.split("/").filter((segment) => segment !== "").map(decodeSegment);
+  for (const segment of segments) {
+    if (segment === "." || segment === ".." || segment.includes("\0") || segment.includes("/") || segment.includes("\\")) {
+      throw invalidArgument(`path: segment ${JSON.stringify(segment)} is not allowed; give a path relative to the environment root`);
+    }
+  }
+  return segments;
+}
+
+function header(request: IncomingMessage, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value.join(", ") : value;
+}
+
+function boolParam(query: URLSearchParams, name: string): boolean {
+  const raw = query.get(name);
+  if (raw === null || raw === "" || raw === "false") return false;
+  if (raw === "true") return true;
+  throw invalidArgument(`${name}: must be true or false (got ${JSON.stringify(raw)})`);
+}
+
+/** Reads and discards a request body, so that an early answer does not reset the connection. */
+async function drain(request: IncomingMessage): Promise<void> {
+  for await (const _chunk of request) {
+    // discard
+  }
+}
