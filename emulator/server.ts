@@ -9,6 +9,7 @@ import path from "node:path";
 import { createHandler, type RequestLogEntry, type Route } from "./http";
 import { EnvironmentsService } from "./service";
 import { EnvironmentStore } from "./store";
+import { toolsRoute } from "./tools-route";
 import { TreeStore } from "./trees";
 
 export interface EmulatorOptions {
@@ -78,7 +79,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
       maxBodyBytes: options.maxBodyBytes ?? EMULATOR_DEFAULTS.maxBodyBytes,
       onRequest: options.onRequest,
       onInternalError: options.onInternalError,
-      extraRoutes: options.extraRoutes?.({ service, trees, dataDir }),
+      extraRoutes: [toolsRoute({ service, trees }), ...(options.extraRoutes?.({ service, trees, dataDir }) ?? [])],
     }),
   );
   const host = options.host ?? EMULATOR_DEFAULTS.host;

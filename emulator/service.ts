@@ -151,6 +151,12 @@ export class EnvironmentsService {
     return { ...row, last_accessed_ms: Math.max(row.last_accessed_ms, now) };
   }
 
+  /** Records that a tool call changed the tree (`:executeTool`): new stats, and `updated` moves. */
+  recordTreeChange(row: EnvironmentRow, stats: { fileCount: number; sizeBytes: number }): void {
+    // Strictly later than before, even on a frozen test clock: recursive listings are cached by it.
+    this.store.setStats(row.id, stats.fileCount, stats.sizeBytes, Math.max(this.options.now(), row.updated_ms + 1));
+  }
+
   private withCurrentStatus(row: EnvironmentRow): EnvironmentRow {
     if (row.status === "active" && this.options.now() - row.last_accessed_ms > this.options.idleTtlMs) {
       this.store.markExpired(row.id);
