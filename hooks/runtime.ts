@@ -28,52 +28,21 @@
  */
 import { performance } from "node:perf_hooks";
 import { z } from "zod";
+import type { ExecuteToolResponse, HookRun, ToolCall } from "../sdk/schemas";
 import { HOOKS_FILE, readTreeFile } from "./_config-file";
 import { lintHooks } from "./lint";
 import { matches } from "./matcher";
 import { type Handler, type HookEventName, HookDecision, HooksConfig, parseDecision } from "./schema";
 
-// ── schemas ─────────────────────────────────────────────────────────────────────────────────────
+// ── result shapes (the wire's: sdk/schemas.ts, "Emulator extension") ─────────────────────────
 
-/** One handler's run, as reported in a result's `hooks` (snake_case: it goes on the wire as is). */
-export const HookRun = z.object({
-  /** The group's name in hooks.json; `""` for the config-file entry. */
-  group: z.string(),
-  event: z.enum(["pre_tool_execution", "post_tool_execution"]),
-  /** `command: python3 /.agents/hooks-scripts/gate.py`, `http: https://…`, or `.agents/hooks.json`. */
-  handler: z.string(),
-  /** What it decided: pre handlers allow or deny, `skipped` after a deny; post handlers are `ignored`. */
-  decision: z.enum(["allow", "deny", "skipped", "ignored"]),
-  duration_ms: z.number(),
-  /** Why the handler failed open (crash, timeout, junk output, not delivered), when it did. */
-  failure: z.string().optional(),
-});
-export type HookRun = z.infer<typeof HookRun>;
-
-/** The pre hooks' verdict on a call. */
-export const HooksVerdict = z.object({
-  decision: z.enum(["allow", "deny"]),
-  reason: z.string().optional(),
-  hooks: z.array(HookRun),
-});
-export type HooksVerdict = z.infer<typeof HooksVerdict>;
-
+export type { HookRun, ToolCall };
+/** The pre or post hooks' verdict on a call. */
+export type HooksVerdict = Pick<ExecuteToolResponse, "decision" | "reason" | "hooks">;
 /** The whole call: verdict, then the tool's result when it ran (`exit_code` for code_execution). */
-export const ToolCallResult = HooksVerdict.extend({
-  output: z.string().optional(),
-  error: z.string().optional(),
-  exit_code: z.number().int().optional(),
-});
-export type ToolCallResult = z.infer<typeof ToolCallResult>;
+export type ToolCallResult = ExecuteToolResponse;
 
 // ── injected functions ──────────────────────────────────────────────────────────────────────────
-
-export interface ToolCall {
-  /** Container tool name, e.g. `code_execution`. */
-  name: string;
-  /** The tool's arguments as the model sent them, e.g. `{"code": "echo hi"}`. */
-  args: Record<string, unknown>;
-}
 
 /** What a command handler's run gave; the emulator passes its sandbox's `SandboxResult`. */
 export interface CommandRun {
