@@ -4,7 +4,9 @@
  * cli/commands/<name>.ts as `register(program)` plus a pure `run…` that returns or throws CLIError.
  */
 import { Command, CommanderError } from "commander";
+import * as exec from "./commands/exec";
 import * as hooksLint from "./commands/hooks-lint";
+import * as hooksTest from "./commands/hooks-test";
 import * as serve from "./commands/serve";
 import { CLIError } from "./errors";
 
@@ -15,6 +17,8 @@ export function buildProgram(): Command {
     .exitOverride();
   serve.register(program);
   hooksLint.register(program);
+  hooksTest.register(program);
+  exec.register(program);
   return program;
 }
 

@@ -11,6 +11,7 @@ import { CredentialsService, credentialRoutes, credentialsKeySource } from "./cr
 import { createHandler, type RequestLogEntry, type Route } from "./http";
 import { EnvironmentsService } from "./service";
 import { EnvironmentStore } from "./store";
+import { toolsRoute } from "./tools-route";
 import { TreeStore } from "./trees";
 import { Uploads, uploadRoutes } from "./uploads";
 
@@ -121,6 +122,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     credentialExists: (owner, id) => credentials.exists(owner, id),
     skillRegistryDir: options.skillRegistryDir && path.resolve(options.skillRegistryDir),
     gitTimeoutMs: options.gitTimeoutMs,
+    afterDelete: (id) => egress.forget(id),
   });
   const egress = new EgressProxy({
     dataDir,
@@ -144,6 +146,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
       extraRoutes: [
         credentialRoutes(credentials),
         uploadRoutes(uploads),
+        toolsRoute({ service, trees, egress }),
         ...(options.extraRoutes?.({ service, trees, dataDir, credentials, egress }) ?? []),
       ],
     }),

@@ -9,7 +9,7 @@
  * - Page tokens are opaque keyset positions: stable while environments or files are added and removed.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { CreateEnvironmentRequest, type Environment, type EnvironmentFile } from "../sdk/schemas";
+import { CreateEnvironmentRequest, type Environment, type EnvironmentFile, type Network } from "../sdk/schemas";
 import { describeIssues, validationIssues } from "../sdk/validation";
 import { invalidArgument, notFound } from "./errors";
 import { materializeSources, type SourceOptions } from "./sources";
@@ -23,6 +23,8 @@ export interface ServiceOptions extends SourceOptions {
   now: () => number;
   /** Whether this owner has a credential with this id (allowlist entries may reference one). */
   credentialExists?: (owner: string, id: string) => boolean;
+  /** Called once an environment is deleted, to release what other parts hold for it (its egress proxy). */
+  afterDelete?: (id: string) => Promise<void>;
 }
 
 export const DEFAULT_PAGE_SIZE = 50;
@@ -107,6 +109,7 @@ export class EnvironmentsService {
     if (!this.store.delete(owner, this.row(owner, id).id)) throw notFound(`environment ${id} not found`);
     await this.trees.remove(id);
     for (const key of this.listingCache.keys()) if (key.startsWith(`${id}\0`)) this.listingCache.delete(key);
+    await this.options.afterDelete?.(id);
   }
 
   async files(owner: string, id: string, segments: readonly string[], query: FilesQuery): Promise<{ files: EnvironmentFile[]; next_page_token?: string }> {
@@ -161,6 +164,12 @@ export class EnvironmentsService {
     });
   }
 
+  /** The egress policy an environment was created with (undefined: all egress allowed). */
+  network(id: string): Network | undefined {
+    const network = this.store.network(id);
+    return network === null ? undefined : (JSON.parse(network) as Network);
+  }
+
   /** The row of an environment this owner can see, with its expiry applied. */
   row(owner: string, id: string): EnvironmentRow {
     const row = this.store.get(owner, id);
@@ -174,6 +183,12 @@ export class EnvironmentsService {
     const now = this.options.now();
     this.store.touch(row.id, now);
     return { ...row, last_accessed_ms: Math.max(row.last_accessed_ms, now) };
+  }
+
+  /** Records that a tool call changed the tree (`:executeTool`): new stats, and `updated` moves. */
+  recordTreeChange(row: EnvironmentRow, stats: { fileCount: number; sizeBytes: number }): void {
+    // Strictly later than before, even on a frozen test clock: recursive listings are cached by it.
+    this.store.setStats(row.id, stats.fileCount, stats.sizeBytes, Math.max(this.options.now(), row.updated_ms + 1));
   }
 
   private withCurrentStatus(row: EnvironmentRow): EnvironmentRow {

@@ -68,6 +68,7 @@ export class EnvironmentStore {
       ),
       insertSpec: this.db.prepare<[string, string | null, string | null]>(`INSERT INTO environment_specs (id, sources, network) VALUES (?, ?, ?)`),
       spec: this.db.prepare<[string], EnvironmentSpec>(`SELECT sources, network FROM environment_specs WHERE id = ?`),
+      network: this.db.prepare<[string], Pick<EnvironmentSpec, "network">>(`SELECT network FROM environment_specs WHERE id = ?`),
       get: this.db.prepare<[string, string], EnvironmentRow>(`SELECT * FROM environments WHERE owner = ? AND id = ?`),
       page: this.db.prepare<[string, number, number], EnvironmentRow>(
         `SELECT * FROM environments WHERE owner = ? AND seq > ? ORDER BY seq LIMIT ?`,
@@ -87,6 +88,11 @@ export class EnvironmentStore {
       this.statements.insert.run(row);
       this.statements.insertSpec.run(row.id, spec.sources, spec.network);
     })();
+  }
+
+  /** The environment's `network` JSON alone: tool calls need it, and sources can be large. */
+  network(id: string): string | null {
+    return this.statements.network.get(id)?.network ?? null;
   }
 
   spec(id: string): EnvironmentSpec {

@@ -25,8 +25,11 @@ import {
   CreateEnvironmentRequest,
   Environment,
   type EnvironmentFile,
+  ExecuteToolRequest,
+  ExecuteToolResponse,
   ListEnvironmentFilesResponse,
   ListEnvironmentsResponse,
+  type ToolCall,
 } from "./schemas";
 import { validationIssues } from "./validation";
 
@@ -191,6 +194,28 @@ export class EnvironmentsClient {
     const chunks: Buffer[] = [];
     for await (const chunk of body) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
     return { data: Buffer.concat(chunks), ...(contentType !== undefined && { contentType }) };
+  }
+
+  // ----------------------------------------------------------------------------------------------
+  // Emulator extension
+  // ----------------------------------------------------------------------------------------------
+
+  /**
+   * Runs one container tool call in the environment's sandbox with its hooks in front and behind
+   * (`POST …/environments/{id}:executeTool`, local emulator only: the hosted service answers 404).
+   * A POST that may run a tool is not idempotent: it is retried only when the connection was refused
+   * or the server answered 429/503 before processing, as CreateEnvironment.
+   *
+   * @example
+   * const result = await client.executeTool("env_abc", { name: "code_execution", args: { code: "echo hi" } });
+   * if (result.decision === "deny") console.log(result.reason);
+   */
+  async executeTool(environment: string, toolCall: ToolCall, options?: CallOptions): Promise<ExecuteToolResponse> {
+    const parsed = ExecuteToolRequest.safeParse({ tool_call: toolCall });
+    if (!parsed.success) throw new ValidationError("ExecuteToolRequest", validationIssues(parsed.error));
+    const path = `/environments/${environmentSegment(environment, "environment")}:executeTool`;
+    const response = await this.#send("create", "POST", path, options, JSON.stringify(parsed.data));
+    return parse(ExecuteToolResponse, response, "ExecuteTool");
   }
 
   /** Closes the client's own connections; a `dispatcher` passed in options is left open. */

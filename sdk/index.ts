@@ -31,9 +31,12 @@ export {
   CreateEnvironmentRequest,
   Environment,
   EnvironmentFile,
+  ExecuteToolResponse,
+  HookRun,
   ListEnvironmentFilesResponse,
   ListEnvironmentsResponse,
   Network,
   Source,
+  ToolCall,
 } from "./schemas";
 export { describeIssues, type ValidationIssue } from "./validation";

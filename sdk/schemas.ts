@@ -349,3 +349,53 @@ export const GoogleErrorBody = z.object({
   }),
 });
 export type GoogleErrorBody = z.infer<typeof GoogleErrorBody>;
+
+// ---------------------------------------------------------------------------------------------
+// Emulator extension: ExecuteTool (`POST /{v}/environments/{id}:executeTool`)
+//
+// Not part of the Environments API: the local emulator's way to run one container tool call with the
+// hooks runtime of spec/HOOKS.md in front, without a model. The hosted service answers it with 404.
+// ---------------------------------------------------------------------------------------------
+
+/** A container tool call, e.g. `{"name": "code_execution", "args": {"code": "echo hi"}}`. */
+export const ToolCall = z.strictObject({
+  /** `code_execution`, `view_file`, `write_to_file`, `replace_file_content`, `list_dir` or `delete_file`. */
+  name: z.string().min(1, { error: "must not be empty: a container tool name such as code_execution" }),
+  /** The tool's arguments, e.g. `{"path": "/workspace/a.txt"}`. */
+  args: z.record(z.string(), z.unknown(), { error: "must be an object of the tool's arguments" }),
+});
+export type ToolCall = z.infer<typeof ToolCall>;
+
+export const ExecuteToolRequest = z.strictObject({ tool_call: ToolCall });
+export type ExecuteToolRequest = z.infer<typeof ExecuteToolRequest>;
+
+/** One hook handler's run during a tool call. */
+export const HookRun = z.object({
+  /** The group's name in hooks.json; `""` for the entry about hooks.json itself. */
+  group: z.string(),
+  event: z.enum(["pre_tool_execution", "post_tool_execution"]),
+  /** `command: python3 /.agents/hooks-scripts/gate.py`, `http: https://…`, or `.agents/hooks.json`. */
+  handler: z.string(),
+  /** Pre handlers `allow` or `deny`, `skipped` after an earlier deny; post handlers `ignored`. */
+  decision: z.enum(["allow", "deny", "skipped", "ignored"]),
+  duration_ms: z.number(),
+  /** Why the handler failed open (crash, timeout, unrecognised output, not delivered). */
+  failure: z.string().optional(),
+});
+export type HookRun = z.infer<typeof HookRun>;
+
+/** The call's outcome: the hooks' verdict, and the tool's result when it ran. */
+export const ExecuteToolResponse = z.object({
+  decision: z.enum(["allow", "deny"]),
+  /** The denying hook's reason. */
+  reason: z.string().optional(),
+  /** What the tool printed (code_execution stdout, view_file content, …). */
+  output: z.string().optional(),
+  /** The tool's error result as the model sees it: stderr, a filesystem error, or the deny's reason. */
+  error: z.string().optional(),
+  /** code_execution's exit status. */
+  exit_code: z.number().int().optional(),
+  /** Every handler that ran (or was skipped), in order. */
+  hooks: z.array(HookRun),
+});
+export type ExecuteToolResponse = z.infer<typeof ExecuteToolResponse>;

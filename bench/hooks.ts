@@ -1,0 +1,119 @@
+/**
+ * The hooks runtime's cost: a pre hook (the security gate's gate.py) through the runtime and the
+ * sandbox against the same script run bare by the same interpreter (`/usr/bin/python3`, the one the
+ * sandbox sees — not a version-manager shim on PATH); and the whole `:executeTool` round trip over
+ * HTTP (code_execution `echo hi` behind the gate) against doing the same two things bare.
+ *
+ * The goal for a hook is an absolute one — at most 10 ms above bare — so the row's name carries the
+ * difference and `target` is that goal as a ratio of this run's baseline.
+ */
+import { spawn } from "node:child_process";
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { sandboxHooks } from "../emulator/sandbox-hooks";
+import { runHooks } from "../hooks/runtime";
+import { HooksConfig } from "../hooks/schema";
+import { EnvironmentsClient } from "../sdk/client";
+import { medianMs, startServeProcess, type Comparison } from "./_measure";
+
+const RUNS = 21;
+const PYTHON = "/usr/bin/python3";
+const HOOK_GOAL_MS = 10; // above bare
+const GATE = path.join(__dirname, "..", "..", "examples", "security-gate", "hooks-scripts", "gate.py");
+const HOOKS = {
+  "security-gate": {
+    pre_tool_execution: [{ matcher: "code_execution", hooks: [{ type: "command", command: "python3 /.agents/hooks-scripts/gate.py", timeout: 10 }] }],
+  },
+};
+const CALL = { name: "code_execution", args: { code: "echo hi" } };
+
+export async function benchHooks(): Promise<Comparison[]> {
+  const gate = await fs.readFile(await gatePath(), "utf8");
+  const payload = { tool_call: CALL, environment_id: "env_bench" };
+  const stdin = JSON.stringify(payload);
+  const root = await fs.mkdtemp(path.join(os.tmpdir(), "genv-bench-hooks-"));
+  try {
+    const rows: Comparison[] = [];
+    await fs.mkdir(path.join(root, ".agents/hooks-scripts"), { recursive: true });
+    await fs.mkdir(path.join(root, "workspace"));
+    await fs.writeFile(path.join(root, ".agents/hooks.json"), JSON.stringify(HOOKS));
+    const script = path.join(root, ".agents/hooks-scripts/gate.py");
+    await fs.writeFile(script, gate);
+
+    const config = HooksConfig.parse(HOOKS);
+    const options = sandboxHooks(root);
+    const viaRuntime = async () => {
+      const verdict = await runHooks(config, "pre_tool_execution", payload, options);
+      if (verdict.decision !== "allow" || verdict.hooks[0].failure) throw new Error(`unexpected verdict ${JSON.stringify(verdict)}`);
+    };
+    const bare = () => run(PYTHON, [script], stdin);
+    await viaRuntime(); // warm caches on both sides
+    await bare();
+    const hook = await medianMs(RUNS, viaRuntime);
+    const hookBare = await medianMs(RUNS, bare);
+    const extra = hook - hookBare;
+    rows.push({
+      name: `pre hook, runtime+sandbox (+${extra.toFixed(1)} ms; goal ≤+${HOOK_GOAL_MS})`,
+      ours: hook,
+      baselineName: "python3 gate.py (bare)",
+      baseline: hookBare,
+      target: Math.round(((hookBare + HOOK_GOAL_MS) / hookBare) * 100) / 100,
+    });
+
+    const server = await startServeProcess();
+    const client = new EnvironmentsClient({ apiKey: server.key, baseUrl: server.url, timeoutMs: 60_000 });
+    try {
+      const env = await client.create({
+        sources: [
+          { type: "inline", target: ".agents/hooks.json", content: JSON.stringify(HOOKS) },
+          { type: "inline", target: ".agents/hooks-scripts/gate.py", content: gate },
+        ],
+      });
+      const roundTrip = async () => {
+        const result = await client.executeTool(env.id, CALL);
+        if (result.output !== "hi\n") throw new Error(`unexpected result ${JSON.stringify(result)}`);
+      };
+      await roundTrip();
+      const viaApi = await medianMs(RUNS, roundTrip);
+      const bareBoth = await medianMs(RUNS, async () => {
+        await run(PYTHON, [script], stdin);
+        await run("/bin/bash", ["-c", "echo hi"], "");
+      });
+      rows.push({
+        name: `:executeTool echo hi + gate, HTTP (+${(viaApi - bareBoth).toFixed(1)} ms)`,
+        ours: viaApi,
+        baselineName: "gate.py; bash echo (bare)",
+        baseline: bareBoth,
+        target: 3,
+      });
+      await client.delete(env.id);
+    } finally {
+      await client.close();
+      await server.stop();
+    }
+    return rows;
+  } finally {
+    await fs.rm(root, { recursive: true, force: true });
+  }
+}
+
+/** gate.py of the example, from the source tree (the bench runs from dist/). */
+async function gatePath(): Promise<string> {
+  for (const candidate of [GATE, path.join(__dirname, "..", "examples", "security-gate", "hooks-scripts", "gate.py")]) {
+    if (await fs.stat(candidate).then(() => true, () => false)) return candidate;
+  }
+  throw new Error("examples/security-gate/hooks-scripts/gate.py not found");
+}
+
+function run(command: string, args: string[], stdin: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    // HOME as in the sandbox (an empty directory): with stdin on a socket, Debian's bash sources ~/.bashrc.
+    const child = spawn(command, args, { stdio: ["pipe", "pipe", "inherit"], env: { PATH: "/usr/bin:/bin", LANG: "C.UTF-8", HOME: os.tmpdir() } });
+    child.stdout.resume();
+    child.stdin.on("error", () => undefined); // EPIPE: `echo` never reads its stdin
+    child.stdin.end(stdin);
+    child.on("error", reject);
+    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`${command} exited with ${code}`))));
+  });
+}
