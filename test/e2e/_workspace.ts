@@ -9,13 +9,20 @@
 //
 // The @pulumi/pulumi that programs and the dynamic provider load comes from GENV_E2E_PULUMI_DIR when
 // set (scripts/e2e-node22 points it at the newest release), else from the repo's node_modules.
+import { execFile } from "node:child_process";
+import * as path from "node:path";
+import { promisify } from "node:util";
+
 import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation";
 
 import { createPackedWorkspace, type PackedWorkspace } from "../../cli/commands/_packed-workspace";
 import { EnvironmentsClient } from "../../sdk/client";
+import { isNotFound } from "../../sdk/errors";
 import { startTestEmulator, TEST_KEY, type TestEmulator } from "../support/emulator";
 import type { EmulatorOptions } from "../../emulator/server";
 import { ENGINE_BUILD_TIMEOUT_MS, pulumiCommand, pulumiEngine, repoRoot, type PulumiEngine } from "./engine";
+
+const execFileAsync = promisify(execFile);
 
 /** Per test: a few `pulumi` runs of a few seconds each. */
 export const E2E_TEST_TIMEOUT_MS = 180_000;
@@ -34,6 +41,8 @@ export interface E2E {
   stack(dir: string, stackName: string, options?: { credentials?: "env" | "config"; config?: Record<string, string> }): Promise<Stack>;
   /** Runs one operation, collecting its output into the error when it fails; returns result and output. */
   run<T>(stack: Stack, operation: (stack: Stack, onOutput: (out: string) => void) => Promise<T>): Promise<T & { output: string }>;
+  /** Runs the engine's `pulumi` CLI in `dir` with the fixture's environment (plus `env`); returns stdout. */
+  pulumi(args: string[], dir: string, env?: Record<string, string>): Promise<string>;
   /** The emulator requests made while `body` runs, as `METHOD /path` lines. */
   requestsDuring(body: () => Promise<unknown>): Promise<string[]>;
 }
@@ -80,6 +89,15 @@ export function useE2E(options: { emulator?: Partial<EmulatorOptions> } = {}): (
           throw new Error(`${String(error)}\n--- pulumi output (${stack.name}) ---\n${output}`);
         }
       },
+      async pulumi(args, dir, env = {}) {
+        try {
+          const { stdout } = await execFileAsync(path.join(engine.binDir, "pulumi"), args, { cwd: dir, env: { ...engine.env, ...env }, maxBuffer: 64 * 1024 * 1024 });
+          return stdout;
+        } catch (error) {
+          const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+          throw new Error(`pulumi ${args.join(" ")} failed: ${String(error)}\n${stdout ?? ""}\n${stderr ?? ""}`);
+        }
+      },
       async requestsDuring(body) {
         const before = emulator.requests.length;
         await body();
@@ -115,4 +133,15 @@ export async function listIds(client: EnvironmentsClient): Promise<string[]> {
   const ids: string[] = [];
   for await (const environment of client.listAll()) ids.push(environment.id);
   return ids;
+}
+
+/** Whether GetEnvironment answers 404 for `id`. */
+export async function isGone(client: EnvironmentsClient, id: string): Promise<boolean> {
+  try {
+    await client.get(id);
+    return false;
+  } catch (error) {
+    if (isNotFound(error)) return true;
+    throw error;
+  }
 }

@@ -3,8 +3,7 @@
 // destroy — with the API calls each step makes, counted in the emulator's request log.
 import type { Stack } from "@pulumi/pulumi/automation";
 
-import { isNotFound } from "../../sdk/errors";
-import { E2E_TEST_TIMEOUT_MS, listIds, program, useE2E } from "./_workspace";
+import { E2E_TEST_TIMEOUT_MS, isGone, listIds, program, useE2E } from "./_workspace";
 
 const PROGRAM = program(`
 const config = new pulumi.Config();
@@ -23,16 +22,6 @@ exports.aSizeBytes = a.sizeBytes;
 exports.aNetwork = a.network;
 exports.bId = b.id;
 `);
-
-async function gone(get: () => Promise<unknown>): Promise<boolean> {
-  try {
-    await get();
-    return false;
-  } catch (error) {
-    if (isNotFound(error)) return true;
-    throw error;
-  }
-}
 
 describe("Environment lifecycle (real engine, credentials from the environment)", () => {
   const e2e = useE2E();
@@ -96,7 +85,7 @@ describe("Environment lifecycle (real engine, credentials from the environment)"
     expect(up.summary.resourceChanges).toEqual({ replace: 1, same: 2 });
     expect(up.outputs.aId.value).toBe(ids.a);
     expect(up.outputs.bId.value).not.toBe(ids.b);
-    expect(await gone(() => e2e().client.get(ids.b))).toBe(true);
+    expect(await isGone(e2e().client, ids.b)).toBe(true);
     const b = await e2e().client.get(up.outputs.bId.value);
     expect(b.sources).toEqual([{ type: "inline", target: "workspace/b.txt", content: "two\n" }]);
     ids.b = up.outputs.bId.value;
