@@ -4,6 +4,7 @@
  * cli/commands/<name>.ts as `register(program)` plus a pure `run…` that returns or throws CLIError.
  */
 import { Command, CommanderError } from "commander";
+import * as demo from "./commands/demo";
 import * as hooksLint from "./commands/hooks-lint";
 import * as serve from "./commands/serve";
 import { CLIError } from "./errors";
@@ -15,6 +16,7 @@ export function buildProgram(): Command {
     .exitOverride();
   serve.register(program);
   hooksLint.register(program);
+  demo.register(program);
   return program;
 }
 
