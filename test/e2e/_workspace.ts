@@ -58,7 +58,6 @@ export function useE2E(options: { emulator?: Partial<EmulatorOptions> } = {}): (
       createPackedWorkspace({ repoRoot, build: true, pulumiDir: process.env.GENV_E2E_PULUMI_DIR || undefined }),
       startTestEmulator(options.emulator),
     ]);
-    for (const name of ["GOOGLE_API_KEY", "GEMINI_API_KEY", "GOOGLE_GEMINI_BASE_URL"]) delete engine.env[name];
     const command = await pulumiCommand(engine.binDir);
     const client = new EnvironmentsClient({ apiKey: TEST_KEY, baseUrl: emulator.url });
 
