@@ -1,9 +1,13 @@
 // The life of a stack of two environments through the real engine, credentials from the environment
 // (GOOGLE_API_KEY, GOOGLE_GEMINI_BASE_URL): up, no-op preview, a replacement, an out-of-band delete,
 // destroy — with the API calls each step makes, counted in the emulator's request log.
+import { execFileSync } from "node:child_process";
+import * as path from "node:path";
+
 import type { Stack } from "@pulumi/pulumi/automation";
 
 import { E2E_TEST_TIMEOUT_MS, isGone, listIds, program, useE2E } from "./_workspace";
+import { repoRoot } from "./engine";
 
 const PROGRAM = program(`
 const config = new pulumi.Config();
@@ -21,6 +25,7 @@ exports.aFileCount = a.fileCount;
 exports.aSizeBytes = a.sizeBytes;
 exports.aNetwork = a.network;
 exports.bId = b.id;
+exports.runtime = { node: process.version, pulumi: require("@pulumi/pulumi/package.json").version };
 `);
 
 describe("Environment lifecycle (real engine, credentials from the environment)", () => {
@@ -56,6 +61,13 @@ describe("Environment lifecycle (real engine, credentials from the environment)"
     });
     expect(a.status).toBe("active");
     expect(a.file_count).toBe("1");
+
+    // The program ran on the `node` of PATH with the workspace's @pulumi/pulumi (scripts/e2e-node22: 22, newest).
+    const pulumiDir = process.env.GENV_E2E_PULUMI_DIR || path.join(repoRoot, "node_modules", "@pulumi", "pulumi");
+    expect(up.outputs.runtime.value).toEqual({
+      node: execFileSync("node", ["--version"], { env: e2e().engine.env, encoding: "utf8" }).trim(),
+      pulumi: require(path.join(pulumiDir, "package.json")).version,
+    });
   }, E2E_TEST_TIMEOUT_MS);
 
   test("a no-op preview shows no change and makes no API call", async () => {

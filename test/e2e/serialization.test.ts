@@ -64,7 +64,9 @@ describe("the serialized dynamic provider from the packed package", () => {
     await fs.promises.mkdir(dir, { recursive: true });
     await fs.promises.writeFile(path.join(dir, "serialize.js"), SCRIPT);
     const env = { ...e2e().engine.env, GOOGLE_API_KEY: TEST_KEY };
-    const { stdout } = await execFileAsync(process.execPath, ["serialize.js", e2e().emulator.url], { cwd: dir, env });
+    // `node` from the engine's PATH, as the language host and the provider launcher run it
+    // (scripts/e2e-node22 puts Node.js 22 first there).
+    const { stdout } = await execFileAsync("node", ["serialize.js", e2e().emulator.url], { cwd: dir, env });
     const result = JSON.parse(stdout.trim().split("\n").pop()!);
 
     expect(result.text).toContain('require("pulumi-gemini-environments/dist/provider/environment-provider.js")');
