@@ -1,7 +1,7 @@
 /** pulumi-gemini-environments: Gemini Environments as Pulumi resources. */
 export { Environment, type EnvironmentArgs, type SourceArgs, type AllowlistEntryArgs, type NetworkArgs } from "./provider/environment";
 export { GuardedEnvironment, type GuardedEnvironmentArgs } from "./provider/guarded-environment";
-export { HookBundle, HookBundleError, type HookBundleArgs, type HookScript } from "./provider/hook-bundle";
+export { HookBundle, HookBundleError, type HookBundleArgs, type HookRepositoryArgs, type HookScript } from "./provider/hook-bundle";
 export { NetworkPolicy, type AllowOptions, type TransformArgs } from "./provider/network-policy";
 
 // The hooks model: builders for typed configs, and the linter (as `genv hooks lint` runs it).

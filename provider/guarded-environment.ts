@@ -60,7 +60,7 @@ export class GuardedEnvironment extends pulumi.ComponentResource {
   constructor(name: string, args: GuardedEnvironmentArgs, opts?: pulumi.ComponentResourceOptions) {
     super(GUARDED_ENVIRONMENT_TYPE, name, {}, opts);
     const acknowledged = new Set<string>(args.acknowledgedWarnings ?? []);
-    this.warnings = lintHooks(args.hooks.config, { inlineSourced: true }).filter(
+    this.warnings = lintHooks(args.hooks.config, { inlineSourced: args.hooks.writableByAgent }).filter(
       (finding) => finding.severity === "warning" && !acknowledged.has(finding.code),
     );
     for (const finding of this.warnings) {

@@ -62,13 +62,30 @@ export class HookBundleError extends Error {
   }
 }
 
+export interface HookRepositoryArgs {
+  /**
+   * A repository holding `hooks.json` and `hooks-scripts/` at its root (or at `/subdir` of a
+   * `github://` source), e.g. `github://acme/agent-guardrails@v3` or `file:///srv/guardrails@main`.
+   * It is mounted at `.agents`, read-only in the sandbox.
+   */
+  source: string;
+  /**
+   * A local checkout of the same revision (e.g. a submodule of the infra repo), read at program time
+   * so that the hooks are linted and the hosts of HTTP hooks known. Without it nothing is checked
+   * before the environment exists.
+   */
+  checkout?: string;
+}
+
 export class HookBundle {
-  /** The hooks config, validated, as given (defaults not filled in). */
+  /** The hooks config, validated, as given (defaults not filled in); empty for a repository bundle without a checkout. */
   readonly config: HooksConfigInput;
-  /** The `.agents/hooks.json` text. */
+  /** The `.agents/hooks.json` text (for a repository bundle, the checkout's, or empty). */
   readonly hooksJson: string;
-  /** hooks.json first, then the scripts by name: inline sources for an environment. */
+  /** The sources that put the hooks in an environment: inline hooks.json and scripts, or one repository. */
   readonly sources: Source[];
+  /** True when the hooks come from inline sources, which the agent can modify (the spec's warning). */
+  readonly writableByAgent: boolean;
 
   constructor(args: HookBundleArgs) {
     this.config = hooksConfig(args.hooks); // throws a TypeError on a structural error
@@ -81,6 +98,39 @@ export class HookBundle {
       { type: "inline", target: HOOKS_JSON_TARGET, content: this.hooksJson },
       ...[...scripts.entries()].map(([name, script]) => ({ type: "inline" as const, target: `${HOOK_SCRIPTS_DIR}/${name}`, ...script })),
     ];
+    this.writableByAgent = true;
+  }
+
+  /**
+   * Hooks from a repository, mounted read-only at `.agents`: the tamper-resistant option the hooks
+   * spec recommends, since an agent with shell access can rewrite inline hooks.
+   */
+  static fromRepository(args: HookRepositoryArgs): HookBundle {
+    const bundle: { -readonly [K in keyof HookBundle]: HookBundle[K] } = Object.create(HookBundle.prototype);
+    bundle.config = {};
+    if (args.checkout !== undefined) {
+      const file = path.join(args.checkout, "hooks.json");
+      let text: string;
+      try {
+        text = fs.readFileSync(file, "utf8");
+      } catch (error) {
+        throw new HookBundleError([`checkout: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`]);
+      }
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch (error) {
+        throw new HookBundleError([`checkout: ${file} is not valid JSON: ${(error as Error).message}`]);
+      }
+      bundle.config = hooksConfig(json as Record<string, HooksGroupInput>);
+      const shipped = new Set(fs.existsSync(path.join(args.checkout, "hooks-scripts")) ? fs.readdirSync(path.join(args.checkout, "hooks-scripts")) : []);
+      const problems = missingScripts(bundle.config, shipped, new Set());
+      if (problems.length > 0) throw new HookBundleError(problems);
+    }
+    bundle.hooksJson = args.checkout !== undefined ? serializeHooks(bundle.config) : "";
+    bundle.sources = [{ type: "repository", source: args.source, target: ".agents" }];
+    bundle.writableByAgent = false;
+    return bundle as HookBundle;
   }
 
   /** Hosts the HTTP handlers POST to, each once, in order of appearance, e.g. `["telemetry.example.com"]`. */

@@ -1,3 +1,5 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { command, group, http } from "../../../hooks/builders";
 import { HookBundle, HookBundleError } from "../../../provider/hook-bundle";
@@ -95,5 +97,35 @@ describe("HookBundle", () => {
       hooks: { a: group().after("view_file", http("https://telemetry.example.com/a"), http("https://telemetry.example.com/b")), b: group().before("list_dir", http("https://audit.example.org/x")) },
     });
     expect(bundle.httpHosts()).toEqual(["telemetry.example.com", "audit.example.org"]);
+  });
+
+  describe("fromRepository", () => {
+    const checkout = () => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), "genv-guardrails-"));
+      mkdirSync(path.join(dir, "hooks-scripts"));
+      writeFileSync(path.join(dir, "hooks-scripts", "gate.py"), "print('{}')\n");
+      return dir;
+    };
+
+    test("one repository source at .agents, read-only for the agent; no checkout means nothing to lint", () => {
+      const bundle = HookBundle.fromRepository({ source: "github://acme/guardrails@v3" });
+      expect(bundle.sources).toEqual([{ type: "repository", source: "github://acme/guardrails@v3", target: ".agents" }]);
+      expect(bundle).toMatchObject({ config: {}, writableByAgent: false });
+      expect(bundle.httpHosts()).toEqual([]);
+    });
+
+    test("a local checkout is read so that the hooks are checked and their HTTP hosts known", () => {
+      const dir = checkout();
+      writeFileSync(
+        path.join(dir, "hooks.json"),
+        JSON.stringify({ g: { pre_tool_execution: [{ matcher: "code_execution", hooks: [{ type: "command", command: "python3 /.agents/hooks-scripts/gate.py" }] }], post_tool_execution: [{ matcher: "*", hooks: [{ type: "http", url: "https://audit.example.org/e" }] }] } }),
+      );
+      const bundle = HookBundle.fromRepository({ source: `file://${dir}`, checkout: dir });
+      expect(bundle.httpHosts()).toEqual(["audit.example.org"]);
+      writeFileSync(path.join(dir, "hooks.json"), JSON.stringify({ g: { pre_tool_execution: [{ matcher: "code_execution", hooks: [{ type: "command", command: "python3 /.agents/hooks-scripts/other.py" }] }] } }));
+      expect(() => HookBundle.fromRepository({ source: `file://${dir}`, checkout: dir })).toThrow(/runs \/\.agents\/hooks-scripts\/other\.py, but the bundle has gate\.py/);
+      rmSync(dir, { recursive: true, force: true });
+      expect(() => HookBundle.fromRepository({ source: `file://${dir}`, checkout: dir })).toThrow(/checkout: cannot read .*hooks\.json \(ENOENT\)/);
+    });
   });
 });
