@@ -17,6 +17,11 @@
  *   else storage.googleapis.com with Google's application default credentials.
  * - A listing or download that fails or takes longer than the timeout (default 60 s for the whole
  *   source) is a 400 FAILED_PRECONDITION naming `sources[i].source` and the reason.
+ *
+ * LIMITATIONS: live object versions only (no `#generation`); no requester-pays (`userProject`);
+ * object metadata (content type, custom metadata) is dropped and files are mode 0644; no retries of
+ * transient errors (the create fails and may be retried); a prefix holding only placeholders
+ * matches nothing.
  */
 import { createWriteStream } from "node:fs";
 import path from "node:path";
@@ -241,7 +246,9 @@ function fetchError(display: string, error: unknown, stage: Stage, timedOutAfter
   const code = typeof failure.code === "string" ? failure.code : typeof failure.cause?.code === "string" ? failure.cause.code : failure.code;
   const message = String(failure.message ?? error);
   let reason: string;
-  if (typeof code === "string" && NETWORK_CODES.has(code)) reason = `cannot reach Cloud Storage at ${where} (${code})`;
+  if (typeof code === "string" && NETWORK_CODES.has(code)) {
+    reason = `cannot reach Cloud Storage at ${where} (${code})${endpoint ? "" : "; for a local emulator set STORAGE_EMULATOR_HOST or --gcs-endpoint"}`;
+  }
   else if (code === 404) reason = stage === "list" ? "no such bucket" : `an object disappeared while it was copied (${firstLine(message)})`;
   else if (code === 401 || code === 403) {
     reason = `permission denied${endpoint ? "" : " (Google application default credentials: GOOGLE_APPLICATION_CREDENTIALS or gcloud auth application-default login)"}: ${firstLine(message)}`;
