@@ -10,6 +10,7 @@ import { EgressProxy, type CredentialResolver } from "./egress";
 import { CredentialsService, credentialRoutes, credentialsKeySource } from "./credentials";
 import { createHandler, type RequestLogEntry, type Route } from "./http";
 import { EnvironmentsService } from "./service";
+import { normaliseGcsEndpoint } from "./sources/gcs";
 import { EnvironmentStore } from "./store";
 import { toolsRoute } from "./tools-route";
 import { TreeStore } from "./trees";
@@ -57,6 +58,15 @@ export interface EmulatorOptions {
   skillRegistryDir?: string;
   /** Limit on each git command of a `repository` source. Default 60 s. */
   gitTimeoutMs?: number;
+  /**
+   * Cloud Storage JSON API that `gcs` sources read, without authentication — a local emulator such
+   * as fake-gcs-server: `"http://127.0.0.1:4443"` (`host:port` means http). Default: env
+   * `STORAGE_EMULATOR_HOST`, read at start, else storage.googleapis.com with Google's application
+   * default credentials.
+   */
+  gcsEndpoint?: string;
+  /** Limit on one `gcs` source, listing and downloads together. Default 60 s. */
+  gcsTimeoutMs?: number;
   /** How long a resumable upload session may take from its start. Default 1 hour. */
   uploadSessionTtlMs?: number;
   /** Routes added by other parts of the emulator (tools, …), tried after the built-in ones. */
@@ -95,6 +105,8 @@ export interface RunningEmulator {
 
 export async function startEmulator(options: EmulatorOptions): Promise<RunningEmulator> {
   if (options.apiKeys.length === 0) throw new Error("startEmulator: apiKeys must hold at least one key");
+  const gcsEndpointSetting = options.gcsEndpoint ?? process.env.STORAGE_EMULATOR_HOST;
+  const gcsEndpoint = gcsEndpointSetting ? normaliseGcsEndpoint(gcsEndpointSetting) : undefined;
   const dataDir = options.inMemory
     ? await fs.mkdtemp(path.join(os.tmpdir(), "genv-"))
     : path.resolve(options.dataDir ?? ".genv-data");
@@ -122,6 +134,8 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     credentialExists: (owner, id) => credentials.exists(owner, id),
     skillRegistryDir: options.skillRegistryDir && path.resolve(options.skillRegistryDir),
     gitTimeoutMs: options.gitTimeoutMs,
+    gcsEndpoint,
+    gcsTimeoutMs: options.gcsTimeoutMs,
     afterDelete: (id) => egress.forget(id),
   });
   const egress = new EgressProxy({

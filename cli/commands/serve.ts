@@ -20,6 +20,7 @@ export interface ServeOptions {
   logFormat: "text" | "json";
   egressRoute: string[];
   skillRegistry?: string;
+  gcsEndpoint?: string;
 }
 
 export function register(program: Command): void {
@@ -33,6 +34,7 @@ export function register(program: Command): void {
     .option("--in-memory", "throwaway run: nothing kept after exit", false)
     .option("--idle-ttl <duration>", "idle time before an environment expires, e.g. 30m, 7d", "7d")
     .option("--skill-registry <dir>", "directory that skill_registry sources resolve in, e.g. DIR/skills/my-skill")
+    .option("--gcs-endpoint <url>", "Cloud Storage JSON API for gcs sources, e.g. http://127.0.0.1:4443 (default: $STORAGE_EMULATOR_HOST, else Google's)")
     .option("--egress-route <host=url>", "send sandbox traffic for HOST to URL, e.g. api.example.com=http://127.0.0.1:9000 (repeatable)", collect, [])
     .addOption(new Option("--log-format <format>", "request log format").choices(["text", "json"]).default("text"))
     .action(async (options: ServeOptions) => {
@@ -63,6 +65,7 @@ export async function runServe(
     idleTtlMs,
     egressRoutes: parseEgressRoutes(options.egressRoute ?? []),
     skillRegistryDir: options.skillRegistry,
+    gcsEndpoint: options.gcsEndpoint,
     onRequest: (entry) => log(formatLogLine(entry, options.logFormat)),
     onInternalError: (error) => log(`internal error: ${(error as Error)?.stack ?? String(error)}`),
   });

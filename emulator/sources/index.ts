@@ -1,6 +1,6 @@
 /**
  * Materialising an environment's sources into a scratch directory, in order, one module per type:
- * inline (here), repository (repository.ts), skill_registry (skill-registry.ts); gcs is 501. Targets
+ * inline (here), repository (repository.ts), gcs (gcs.ts), skill_registry (skill-registry.ts). Targets
  * were validated by the wire schema (relative, normalised, no duplicates); writes still refuse to
  * pass through anything that is not a plain directory, so nothing lands outside the tree.
  *
@@ -13,6 +13,7 @@ import type { Source } from "../../sdk/schemas";
 import { HttpError, invalidArgument } from "../errors";
 import type { TreeStats } from "../trees";
 import { spend, type Budget } from "./_copy";
+import { materializeGcs } from "./gcs";
 import { materializeRepository } from "./repository";
 import { materializeSkill } from "./skill-registry";
 
@@ -28,6 +29,14 @@ export interface SourceOptions extends SourceLimits {
   skillRegistryDir?: string;
   /** Limit on each git command of a repository source. Default 60 s. */
   gitTimeoutMs?: number;
+  /**
+   * Cloud Storage JSON API that gcs sources read, unauthenticated, e.g. `http://127.0.0.1:4443`
+   * (normalised by `normaliseGcsEndpoint`). Default: storage.googleapis.com with Google's
+   * application default credentials.
+   */
+  gcsEndpoint?: string;
+  /** Limit on one gcs source, listing and downloads together. Default 60 s. */
+  gcsTimeoutMs?: number;
 }
 
 /** Writes the sources under `dir` and returns what it wrote (regular files). */
@@ -46,13 +55,16 @@ export async function materializeSources(sources: readonly Source[], dir: string
         // Clones go next to the scratch directory, in the data dir's tmp/ (swept at start-up).
         await materializeRepository(source, index, dir, { workDir: path.dirname(dir), gitTimeoutMs: options.gitTimeoutMs }, budget);
         break;
+      case "gcs":
+        await materializeGcs(source, index, dir, { endpoint: options.gcsEndpoint, timeoutMs: options.gcsTimeoutMs }, budget);
+        break;
       case "skill_registry":
         await materializeSkill(source, index, dir, options.skillRegistryDir, budget);
         break;
       default:
         throw new HttpError(
           "UNIMPLEMENTED",
-          `sources[${index}].type: "${source.type}" sources are not supported by this emulator yet; use inline, repository or skill_registry sources`,
+          `sources[${index}].type: "${source.type}" sources are not supported by this emulator`,
         );
     }
   }

@@ -75,10 +75,12 @@ describe("create", () => {
     expect((await emulator.json("/v1/environments?page_size=1000")).body.environments.length).toBe(before);
   });
 
-  test("repository, gcs and skill_registry sources are 501 UNIMPLEMENTED naming the type, never a silent success", async () => {
+  test("a source that cannot be used is a 400 naming it, never a silent success, and leaves nothing behind", async () => {
+    const before = (await emulator.json("/v1/environments?page_size=1000")).body.environments.length;
     const response = await create({ sources: [inline("a", "1"), { type: "gcs", source: "gs://b/p", target: "data" }] });
-    expect(response.status).toBe(501);
-    expect(response.body.error).toMatchObject({ status: "UNIMPLEMENTED", message: expect.stringContaining('sources[1].type: "gcs"') });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatchObject({ status: "INVALID_ARGUMENT", message: expect.stringMatching(/^sources\[1\]\.source: "b" is not a bucket name/) });
+    expect((await emulator.json("/v1/environments?page_size=1000")).body.environments.length).toBe(before);
   });
 
   test("network values are echoed as sent", async () => {
