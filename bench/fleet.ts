@@ -111,6 +111,8 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
     log(`  pulumi up minus the empty up: ${(up.ms - empty.ms).toFixed(0)} ms for ${COUNT} environments`);
     return [
       { name: `pulumi up, fleet of ${COUNT}`, ours: up.ms, baselineName: `sdk script, ${ENGINE_PARALLEL} at a time`, baseline: sdkCreate.ms, target: 1.3 },
+      // The issue reports the engine's start-up apart: the same up less an up with nothing to create.
+      { name: `pulumi up less engine start-up, ${COUNT}`, ours: up.ms - empty.ms, baselineName: `sdk script, ${ENGINE_PARALLEL} at a time`, baseline: sdkCreate.ms, target: 1.3 },
       { name: `pulumi destroy, fleet of ${COUNT}`, ours: destroy.ms, baselineName: `sdk script, ${ENGINE_PARALLEL} at a time`, baseline: sdkDelete.ms, target: 1.3 },
     ];
   } finally {
