@@ -1,5 +1,6 @@
 /** Timing helpers for benchmarks: medians of repeated runs, and ratios against a baseline measured in the same run. */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { createInterface } from "node:readline";
 import { promisify } from "node:util";
 import path from "node:path";
 
@@ -57,12 +58,16 @@ export function printComparisons(title: string, rows: readonly Comparison[]): vo
   }
 }
 
-/** `genv serve` in its own process, as users run it. */
-export async function startServeProcess(extraArgs: string[] = []): Promise<{ url: string; key: string; process: ChildProcess; stop(): Promise<void> }> {
+/** `genv serve` in its own process, as users run it; `onLogLine` gets its stderr (the request log) line by line. */
+export async function startServeProcess(
+  extraArgs: string[] = [],
+  onLogLine?: (line: string) => void,
+): Promise<{ url: string; key: string; process: ChildProcess; stop(): Promise<void> }> {
   const key = "bench-key";
   const child = spawn(process.execPath, [path.join(__dirname, "..", "cli", "main.js"), "serve", "--port", "0", "--in-memory", "--api-key", key, ...extraArgs], {
-    stdio: ["ignore", "pipe", "ignore"],
+    stdio: ["ignore", "pipe", onLogLine ? "pipe" : "ignore"],
   });
+  if (onLogLine) createInterface({ input: child.stderr! }).on("line", onLogLine);
   const url = await new Promise<string>((resolve, reject) => {
     child.once("exit", (code) => reject(new Error(`genv serve exited with ${code}`)));
     child.stdout!.once("data", (chunk: Buffer) => resolve(chunk.toString().split("\n")[0].trim()));

@@ -1,12 +1,14 @@
 /** `npm run bench`: every benchmark, each printed as ratios against a baseline measured in the same run. */
 import { benchApi } from "./api";
 import { benchHooks } from "./hooks";
+import { benchFleet } from "./fleet";
 import { printComparisons } from "./_measure";
 
 async function main(): Promise<void> {
   const only = process.argv[2];
   if (!only || only === "api") printComparisons("Environments API vs plain tools (median of 5)", await benchApi());
   if (!only || only === "hooks") printComparisons("Hooks runtime and :executeTool vs bare scripts (median of 21)", await benchHooks());
+  if (!only || only === "fleet") printComparisons("pulumi up/destroy of a fleet vs a plain sdk script (one run)", await benchFleet());
 }
 
 main().catch((error) => {

@@ -5,6 +5,7 @@
  */
 import { Command, CommanderError } from "commander";
 import * as exec from "./commands/exec";
+import * as demo from "./commands/demo";
 import * as hooksLint from "./commands/hooks-lint";
 import * as hooksTest from "./commands/hooks-test";
 import * as serve from "./commands/serve";
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
   hooksLint.register(program);
   hooksTest.register(program);
   exec.register(program);
+  demo.register(program);
   return program;
 }
 

@@ -27,7 +27,7 @@ import {
 } from "../sdk/schemas";
 import { describeIssues, validationIssues } from "../sdk/validation";
 import { HttpError, invalidArgument, notFound } from "./errors";
-import { decodeSegment, sendJson, type Route } from "./http";
+import { decodeSegment, intParam, sendJson, type Route } from "./http";
 import { decodeToken, encodeToken, pageSizeOf } from "./service";
 
 /** A credential with its secrets decrypted and defaults filled in: what the egress proxy injects. */
@@ -375,11 +375,4 @@ export function credentialRoutes(service: CredentialsService): Route {
     }
     return false;
   };
-}
-
-function intParam(query: URLSearchParams, name: string): number | undefined {
-  const raw = query.get(name);
-  if (raw === null || raw === "") return undefined;
-  if (!/^-?\d+$/.test(raw)) throw invalidArgument(`${name}: must be an integer (got ${JSON.stringify(raw)})`);
-  return Number(raw);
 }

@@ -158,7 +158,8 @@ export function decodeSegment(segment: string): string {
   }
 }
 
-function intParam(query: URLSearchParams, name: string): number | undefined {
+/** An integer query parameter such as `page_size`; a non-integer is a 400 naming it. */
+export function intParam(query: URLSearchParams, name: string): number | undefined {
   const raw = query.get(name);
   if (raw === null || raw === "") return undefined;
   if (!/^-?\d+$/.test(raw)) throw invalidArgument(`${name}: must be an integer (got ${JSON.stringify(raw)})`);

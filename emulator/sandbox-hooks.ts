@@ -8,9 +8,9 @@ import { undeliveredHttp, type HooksRuntimeOptions } from "../hooks/runtime";
 import type { SandboxEgress } from "./egress/sandbox";
 import { runCommandHook } from "./sandbox";
 
-export function sandboxHooks(root: string, egress?: SandboxEgress): HooksRuntimeOptions {
+export function sandboxHooks(root: string, egress?: SandboxEgress, readOnly: readonly string[] = []): HooksRuntimeOptions {
   return {
-    runCommand: ({ command, timeoutSeconds, stdin }) => runCommandHook({ root, command, stdinJson: stdin, timeoutSeconds, egress }),
+    runCommand: ({ command, timeoutSeconds, stdin }) => runCommandHook({ root, command, stdinJson: stdin, timeoutSeconds, egress, readOnly }),
     // Without an emulator's proxy (`genv hooks test`), HTTP hooks are reported as not delivered.
     deliverHttp: egress ? egress.proxy.httpHookDeliverer(egress) : undeliveredHttp,
   };

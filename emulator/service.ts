@@ -13,6 +13,7 @@ import { CreateEnvironmentRequest, type Environment, type EnvironmentFile, type 
 import { describeIssues, validationIssues } from "../sdk/validation";
 import { invalidArgument, notFound } from "./errors";
 import { materializeSources, type SourceOptions } from "./sources";
+import { readOnlyTargets } from "./sources/read-only";
 import type { EnvironmentRow, EnvironmentSpec, EnvironmentStore } from "./store";
 import { assertIsFile, mimeTypeOf, type TreeEntry, type TreeStore } from "./trees";
 
@@ -81,6 +82,8 @@ export class EnvironmentsService {
       }, {
         sources: request.sources ? JSON.stringify(request.sources) : null,
         network: request.network !== undefined ? JSON.stringify(request.network) : null,
+        // A fork keeps its origin's read-only paths: it holds the same repository content.
+        read_only: JSON.stringify([...new Set([...(origin ? this.sandboxSpec(origin.id).readOnly : []), ...readOnlyTargets(request.sources ?? [])])]),
       });
     } catch (error) {
       await this.trees.discard(scratch);
@@ -164,10 +167,13 @@ export class EnvironmentsService {
     });
   }
 
-  /** The egress policy an environment was created with (undefined: all egress allowed). */
-  network(id: string): Network | undefined {
-    const network = this.store.network(id);
-    return network === null ? undefined : (JSON.parse(network) as Network);
+  /** What the sandbox of a tool call needs: the egress policy and the read-only paths. */
+  sandboxSpec(id: string): { network: Network | undefined; readOnly: string[] } {
+    const spec = this.store.sandboxSpec(id);
+    return {
+      network: spec.network === null ? undefined : (JSON.parse(spec.network) as Network),
+      readOnly: spec.read_only === null ? [] : (JSON.parse(spec.read_only) as string[]),
+    };
   }
 
   /** The row of an environment this owner can see, with its expiry applied. */

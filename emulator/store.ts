@@ -28,6 +28,8 @@ export interface EnvironmentSpec {
   /** JSON text of the request's sources / network, as received; NULL when omitted. */
   sources: string | null;
   network: string | null;
+  /** JSON array of paths the sandbox mounts read-only (repository and skill_registry targets). */
+  read_only: string | null;
 }
 
 const MIGRATION = `
@@ -46,7 +48,8 @@ CREATE INDEX IF NOT EXISTS environments_by_owner ON environments (owner, seq);
 CREATE TABLE IF NOT EXISTS environment_specs (
   id TEXT PRIMARY KEY REFERENCES environments (id) ON DELETE CASCADE,
   sources TEXT,
-  network TEXT
+  network TEXT,
+  read_only TEXT
 );
 `;
 
@@ -66,9 +69,13 @@ export class EnvironmentStore {
         `INSERT INTO environments (id, owner, created_ms, updated_ms, last_accessed_ms, status, file_count, size_bytes)
          VALUES (@id, @owner, @created_ms, @updated_ms, @last_accessed_ms, @status, @file_count, @size_bytes)`,
       ),
-      insertSpec: this.db.prepare<[string, string | null, string | null]>(`INSERT INTO environment_specs (id, sources, network) VALUES (?, ?, ?)`),
-      spec: this.db.prepare<[string], EnvironmentSpec>(`SELECT sources, network FROM environment_specs WHERE id = ?`),
-      network: this.db.prepare<[string], Pick<EnvironmentSpec, "network">>(`SELECT network FROM environment_specs WHERE id = ?`),
+      insertSpec: this.db.prepare<[string, string | null, string | null, string | null]>(
+        `INSERT INTO environment_specs (id, sources, network, read_only) VALUES (?, ?, ?, ?)`,
+      ),
+      spec: this.db.prepare<[string], EnvironmentSpec>(`SELECT sources, network, read_only FROM environment_specs WHERE id = ?`),
+      sandboxSpec: this.db.prepare<[string], Pick<EnvironmentSpec, "network" | "read_only">>(
+        `SELECT network, read_only FROM environment_specs WHERE id = ?`,
+      ),
       get: this.db.prepare<[string, string], EnvironmentRow>(`SELECT * FROM environments WHERE owner = ? AND id = ?`),
       page: this.db.prepare<[string, number, number], EnvironmentRow>(
         `SELECT * FROM environments WHERE owner = ? AND seq > ? ORDER BY seq LIMIT ?`,
@@ -86,17 +93,17 @@ export class EnvironmentStore {
   insert(row: NewEnvironmentRow, spec: EnvironmentSpec): void {
     this.db.transaction(() => {
       this.statements.insert.run(row);
-      this.statements.insertSpec.run(row.id, spec.sources, spec.network);
+      this.statements.insertSpec.run(row.id, spec.sources, spec.network, spec.read_only);
     })();
   }
 
-  /** The environment's `network` JSON alone: tool calls need it, and sources can be large. */
-  network(id: string): string | null {
-    return this.statements.network.get(id)?.network ?? null;
+  /** What a tool call needs (`network`, `read_only`) without the sources, which can be large. */
+  sandboxSpec(id: string): Pick<EnvironmentSpec, "network" | "read_only"> {
+    return this.statements.sandboxSpec.get(id) ?? { network: null, read_only: null };
   }
 
   spec(id: string): EnvironmentSpec {
-    return this.statements.spec.get(id) ?? { sources: null, network: null };
+    return this.statements.spec.get(id) ?? { sources: null, network: null, read_only: null };
   }
 
   get(owner: string, id: string): EnvironmentRow | undefined {

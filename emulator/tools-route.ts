@@ -70,11 +70,12 @@ export function toolsRoute(context: { service: EnvironmentsService; trees: TreeS
     const root = trees.treePath(row.id);
     const result = await serialised(queues, row.id, async () => {
       const before = snapshots.get(row.id)?.fingerprint ?? (await snapshot(root)).fingerprint;
-      const egress = { proxy: context.egress, network: service.network(row.id), owner: route.owner, envId: row.id };
+      const { network, readOnly } = service.sandboxSpec(row.id);
+      const egress = { proxy: context.egress, network, owner: route.owner, envId: row.id };
       try {
         return await executeWithHooks(
-          { root, environmentId: row.id, toolCall: call, runTool: (toolCall) => runTool(toolCall.name, toolCall.args, { root, egress }) },
-          sandboxHooks(root, egress),
+          { root, environmentId: row.id, toolCall: call, runTool: (toolCall) => runTool(toolCall.name, toolCall.args, { root, egress, readOnly }) },
+          sandboxHooks(root, egress, readOnly),
         );
       } finally {
         const after = await snapshot(root);

@@ -2,13 +2,13 @@
  * `genv hooks lint FILE [--network FILE] [--format json|text] [--inline]`: the hooks linter on a file.
  * Exit code 1 when any finding is an error, 0 otherwise (warnings alone pass).
  */
-import { readFileSync } from "node:fs";
 import { Option, type Command } from "commander";
 import { z } from "zod";
 import type { Finding } from "../../hooks/lint";
 import { hasErrors, lintHooks } from "../../hooks/lint";
 import { Network } from "../../sdk/schemas";
 import { CLIError } from "../errors";
+import { readJsonFile, readText } from "./_input-files";
 import { hooksCommand } from "./hooks";
 
 export const LINT_FORMATS = ["text", "json"] as const;
@@ -59,22 +59,7 @@ export function register(program: Command): void {
 }
 
 function readNetwork(file: string): Network {
-  let value: unknown;
-  try {
-    value = JSON.parse(readText(file, "network file"));
-  } catch (error) {
-    if (error instanceof CLIError) throw error;
-    throw new CLIError(`network file ${file} is not valid JSON: ${(error as Error).message}`, 2);
-  }
-  const result = Network.safeParse(value);
+  const result = Network.safeParse(readJsonFile(file, "network file"));
   if (!result.success) throw new CLIError(`network file ${file} is not a network value: ${z.prettifyError(result.error).replace(/\n/g, " ")}`, 2);
   return result.data;
-}
-
-function readText(file: string, what: string): string {
-  try {
-    return readFileSync(file, "utf8");
-  } catch (error) {
-    throw new CLIError(`cannot read ${what} ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, 2);
-  }
 }

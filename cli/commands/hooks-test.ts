@@ -11,7 +11,7 @@
  * is always allow. Exit 1 when a case's decision or reason differs (with `--strict`, also when a hook
  * failed open: crashed, timed out, printed junk), 2 for unusable files.
  */
-import { mkdtempSync, promises as fs, readFileSync, statSync } from "node:fs";
+import { mkdtempSync, promises as fs, statSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { Command } from "commander";
@@ -26,6 +26,7 @@ import { ToolCall } from "../../sdk/schemas";
 import { describeIssues, validationIssues } from "../../sdk/validation";
 import { CLIError } from "../errors";
 import { formatHooks } from "./_hooks-table";
+import { readJsonFile, readText } from "./_input-files";
 import { hooksCommand } from "./hooks";
 
 // ── schema ──────────────────────────────────────────────────────────────────────────────────────
@@ -185,14 +186,7 @@ function checkHooks(text: string, file: string): void {
 }
 
 function readCases(file: string): HooksTestCase[] {
-  let json: unknown;
-  try {
-    json = JSON.parse(readText(file, "cases file"));
-  } catch (error) {
-    if (error instanceof CLIError) throw error;
-    throw new CLIError(`cases file ${file} is not valid JSON: ${(error as Error).message}`, 2);
-  }
-  const parsed = HooksTestCases.safeParse(json);
+  const parsed = HooksTestCases.safeParse(readJsonFile(file, "cases file"));
   if (!parsed.success) throw new CLIError(`cases file ${file}: ${describeIssues(validationIssues(parsed.error))}`, 2);
   parsed.data.forEach((testCase, index) => {
     try {
@@ -204,13 +198,6 @@ function readCases(file: string): HooksTestCase[] {
   return parsed.data;
 }
 
-function readText(file: string, what: string): string {
-  try {
-    return readFileSync(file, "utf8");
-  } catch (error) {
-    throw new CLIError(`cannot read ${what} ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, 2);
-  }
-}
 
 function isDirectory(dir: string): boolean {
   try {

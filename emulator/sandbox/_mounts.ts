@@ -39,8 +39,9 @@ export const ETC_DATA: ReadonlyArray<{ target: string; content: string }> = [
  * bwrap arguments for the layout; `root` is the environment tree on the host. `etcArgs` are binds
  * into the generated `/etc` before it turns read-only (the egress proxy's socket and CA).
  */
-export function mountArgs(root: string, tmpBytes: number, etcArgs: readonly string[] = []): string[] {
+export function mountArgs(root: string, tmpBytes: number, etcArgs: readonly string[] = [], readOnly: readonly string[] = []): string[] {
   const args = ["--bind", root, "/"];
+  for (const relative of readOnly) args.push("--ro-bind", path.join(root, relative), `/${relative}`);
   for (const dir of SYSTEM_DIRS) if (existsSync(`/${dir}`)) args.push("--ro-bind", `/${dir}`, `/${dir}`);
   args.push("--proc", "/proc", "--dev", "/dev", "--size", String(tmpBytes), "--perms", "1777", "--tmpfs", "/tmp");
   // A minimal /etc: generated passwd/group/hosts, the loader cache and the alternatives symlinks
@@ -52,6 +53,20 @@ export function mountArgs(root: string, tmpBytes: number, etcArgs: readonly stri
   }
   args.push(...etcArgs, "--remount-ro", "/etc");
   return args;
+}
+
+/**
+ * The read-only paths that exist in the tree as real files or directories. A symlink is left out:
+ * bwrap would follow it while binding, possibly out of the tree.
+ */
+export async function existingReadOnly(root: string, readOnly: readonly string[]): Promise<string[]> {
+  const existing: string[] = [];
+  for (const relative of readOnly) {
+    if (relative === "" || relative.split("/").some((segment) => segment === ".." || segment === "." || segment === "")) continue;
+    const stat = await fs.lstat(path.join(root, relative)).catch(() => undefined);
+    if (stat && (stat.isDirectory() || stat.isFile())) existing.push(relative);
+  }
+  return existing;
 }
 
 /** Refuses a tree whose reserved names hold files or symlinks (bwrap would follow them). */

@@ -14,7 +14,7 @@ import * as path from "node:path";
 import { performance } from "node:perf_hooks";
 import type { Readable, Writable } from "node:stream";
 import { createPidsCgroup } from "./_cgroup";
-import { ETC_DATA, SANDBOX_UID, checkReserved, mountArgs, removeMountPoints, serialised } from "./_mounts";
+import { ETC_DATA, SANDBOX_UID, checkReserved, existingReadOnly, mountArgs, removeMountPoints, serialised } from "./_mounts";
 import { SandboxError, SandboxUnavailableError } from "./errors";
 import { prepareSandboxEgress, type SandboxEgress } from "../egress/sandbox";
 
@@ -67,6 +67,11 @@ export interface RunInSandboxOptions {
    * `"disabled"` network: no network at all, only the sandbox's own loopback.
    */
   egress?: SandboxEgress;
+  /**
+   * Paths relative to the tree (e.g. `.agents`) mounted read-only over the read-write tree: the
+   * targets of repository sources, which an agent must not be able to change.
+   */
+  readOnly?: readonly string[];
 }
 
 export interface SandboxResult {
@@ -136,7 +141,7 @@ async function runOnce(bwrap: string, root: string, options: RunInSandboxOptions
     "--uid", String(SANDBOX_UID), "--gid", String(SANDBOX_UID), "--hostname", "sandbox",
     "--cap-drop", "ALL", "--clearenv",
     ...Object.entries(env).flatMap(([key, value]) => ["--setenv", key, value]),
-    ...mountArgs(root, limits.tmpBytes, egress?.etcArgs),
+    ...mountArgs(root, limits.tmpBytes, egress?.etcArgs, await existingReadOnly(root, options.readOnly ?? [])),
     "--chdir", cwd, "--json-status-fd", String(statusFd),
   ];
   // Options travel on a descriptor (`--args`), so the sandbox's pid 1 shows `bwrap --args N -- cmd`

@@ -21,6 +21,8 @@ export interface CommandHookOptions {
   env?: Readonly<Record<string, string>>;
   /** Network egress under the environment's policy; omitted: no network. */
   egress?: SandboxEgress;
+  /** Paths of the tree mounted read-only (see `RunInSandboxOptions.readOnly`). */
+  readOnly?: readonly string[];
 }
 
 const HOOK_TIMEOUT_SECONDS = 30; // spec/HOOKS.md default
@@ -34,6 +36,7 @@ export function runCommandHook(options: CommandHookOptions): Promise<SandboxResu
     stdin: typeof options.stdinJson === "string" ? options.stdinJson : JSON.stringify(options.stdinJson),
     env: options.env,
     egress: options.egress,
+    readOnly: options.readOnly,
     timeoutMs: timeoutSeconds * 1000,
     limits: options.limits,
   });

@@ -78,6 +78,8 @@ export interface ToolContext {
   env?: Readonly<Record<string, string>>;
   /** Network egress under the environment's policy; omitted: no network (see `RunInSandboxOptions`). */
   egress?: SandboxEgress;
+  /** Paths of the tree mounted read-only (see `RunInSandboxOptions.readOnly`). */
+  readOnly?: readonly string[];
 }
 
 const CODE_TIMEOUT_MS = 60_000; // 60 s
@@ -115,6 +117,7 @@ async function codeExecution(args: ToolArgs<"code_execution">, context: ToolCont
     stdin: small ? undefined : args.code,
     env: context.env,
     egress: context.egress,
+    readOnly: context.readOnly,
     timeoutMs,
     limits: context.limits,
   });
@@ -137,6 +140,7 @@ async function fileOperation(op: ToolName, args: object, context: ToolContext): 
     stdin: JSON.stringify({ op, ...args }),
     env: context.env,
     egress: context.egress,
+    readOnly: context.readOnly,
     timeoutMs,
     // JSON escaping can grow a 1 MiB view several times over.
     limits: { ...context.limits, maxOutputBytes: Math.max(context.limits?.maxOutputBytes ?? 0, 8 * MAX_VIEW_BYTES) },

@@ -1,0 +1,204 @@
+/**
+ * A throwaway directory where Pulumi programs use this package exactly as a user would: installed
+ * from its `npm pack` tarball, not from the sources. That matters for the dynamic provider: Pulumi's
+ * closure serializer captures a module under `node_modules` as a `require` of the package, while a
+ * module of the repo itself would be serialized by value (and fail).
+ *
+ * ```
+ * <root>/package.json
+ * <root>/node_modules/pulumi-gemini-environments   installed from the tarball (install scripts skipped)
+ * <root>/node_modules/@pulumi/pulumi               a symlink to one existing copy
+ * <root>/programs/<name>/{Pulumi.yaml,package.json,index.js,...}
+ * ```
+ *
+ * Programs are plain JavaScript (examples are transpiled from TypeScript once, here) with
+ * `typescript: false`, so the language host skips ts-node. Used by `genv demo` and the e2e tests;
+ * runs only from a checkout of the repo (it needs `npm`, and `typescript` for a build or an example).
+ */
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { promisify } from "node:util";
+
+const execFileAsync = promisify(execFile);
+
+const PACKAGE_NAME = "pulumi-gemini-environments";
+/** Sources compiled into the package (tsconfig.build.json) plus the files the tarball ships. */
+const PACKAGE_INPUTS = ["index.ts", "sdk", "hooks", "provider", "emulator", "cli", "bench", "scripts/generate-schema.ts", "package.json", "README.md", "schema.json", "tsconfig.json", "tsconfig.build.json"];
+/** Example files that are not part of a program run. */
+const EXAMPLE_SKIP = new Set(["package.json", "package-lock.json", "tsconfig.json", ".npmrc", ".gitignore", "README.md", "node_modules", "bin"]);
+
+export interface PackedWorkspaceOptions {
+  /** The repo checkout to pack. */
+  repoRoot: string;
+  /**
+   * `true`: compile the sources into a staging dir and pack that, cached by a hash of the sources
+   * (under `~/.cache/pulumi-gemini-environments/packs`), so the repo's `dist` is never touched and
+   * parallel test files share one build. `false`: pack the repo as it is (`dist` must be fresh, e.g.
+   * after `npm run build`).
+   */
+  build: boolean;
+  /** The `@pulumi/pulumi` package dir programs use; default the repo's own copy. */
+  pulumiDir?: string;
+  /** Progress lines. */
+  log?: (line: string) => void;
+}
+
+export interface PackedWorkspace {
+  /** The dir holding `node_modules`; programs live beneath it. */
+  root: string;
+  /** The packed tarball that was installed. */
+  tarball: string;
+  /** Writes a JavaScript program (`files` must include `index.js`); returns its dir. */
+  addProgram(name: string, files: Record<string, string>, pulumiYaml?: string): Promise<string>;
+  /** Copies `examples/<example>` as program `name` (default the example's), transpiling `index.ts`; returns its dir. */
+  addExample(example: string, name?: string): Promise<string>;
+  /** Removes the workspace (the pack cache stays). */
+  cleanup(): Promise<void>;
+}
+
+export async function createPackedWorkspace(options: PackedWorkspaceOptions): Promise<PackedWorkspace> {
+  const log = options.log ?? (() => undefined);
+  const root = await fs.promises.mkdtemp(path.join(os.tmpdir(), "genv-workspace-"));
+  let tarball: string;
+  try {
+    tarball = options.build ? await packBuilt(options.repoRoot, log) : await packAsIs(options.repoRoot, root, log);
+    log(`installing ${path.basename(tarball)} into ${root}`);
+    await fs.promises.writeFile(path.join(root, "package.json"), JSON.stringify({ name: "genv-workspace", private: true }) + "\n");
+    // --legacy-peer-deps: npm must not install @pulumi/pulumi (a peer dependency) itself; we link one.
+    // --ignore-scripts: better-sqlite3 (the emulator's) would compile for a minute; programs never load it.
+    await npm(["install", "--no-save", "--legacy-peer-deps", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", tarball], root);
+    const pulumiDir = fs.realpathSync(options.pulumiDir ?? path.join(options.repoRoot, "node_modules", "@pulumi", "pulumi"));
+    await fs.promises.mkdir(path.join(root, "node_modules", "@pulumi"), { recursive: true });
+    await fs.promises.symlink(pulumiDir, path.join(root, "node_modules", "@pulumi", "pulumi"));
+    await fs.promises.mkdir(path.join(root, "programs"));
+  } catch (error) {
+    await fs.promises.rm(root, { recursive: true, force: true });
+    throw error;
+  }
+  return {
+    root,
+    tarball,
+    addProgram: (name, files, pulumiYaml) => writeProgram(path.join(root, "programs", name), name, files, pulumiYaml),
+    addExample: (example, name) => copyExample(path.join(options.repoRoot, "examples", example), path.join(root, "programs", name ?? example)),
+    cleanup: () => fs.promises.rm(root, { recursive: true, force: true }),
+  };
+}
+
+/** `Pulumi.yaml` of a JavaScript program: no ts-node in the language host. */
+export function javascriptProject(name: string, extra = ""): string {
+  return `name: ${name}\nruntime:\n  name: nodejs\n  options:\n    typescript: false\n${extra}`;
+}
+
+async function writeProgram(dir: string, name: string, files: Record<string, string>, pulumiYaml?: string): Promise<string> {
+  if (!("index.js" in files)) throw new Error(`program ${name}: files must include index.js`);
+  await fs.promises.mkdir(dir, { recursive: true });
+  await fs.promises.writeFile(path.join(dir, "Pulumi.yaml"), pulumiYaml ?? javascriptProject(name));
+  await fs.promises.writeFile(path.join(dir, "package.json"), JSON.stringify({ name, private: true, main: "index.js" }) + "\n");
+  for (const [file, content] of Object.entries(files)) {
+    await fs.promises.mkdir(path.dirname(path.join(dir, file)), { recursive: true });
+    await fs.promises.writeFile(path.join(dir, file), content);
+  }
+  return dir;
+}
+
+/** The example's files (hook scripts, workspace trees) with index.ts transpiled next to them as index.js. */
+async function copyExample(source: string, dir: string): Promise<string> {
+  await fs.promises.cp(source, dir, { recursive: true, filter: (file) => file === source || !EXAMPLE_SKIP.has(path.basename(file)) || path.dirname(file) !== source });
+  const ts = await import("typescript");
+  const indexTs = path.join(dir, "index.ts");
+  const output = ts.transpileModule(await fs.promises.readFile(indexTs, "utf8"), {
+    fileName: indexTs,
+    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
+  });
+  await fs.promises.writeFile(path.join(dir, "index.js"), output.outputText);
+  await fs.promises.rm(indexTs);
+  await fs.promises.writeFile(path.join(dir, "package.json"), JSON.stringify({ name: path.basename(dir), private: true, main: "index.js" }) + "\n");
+  const yaml = await fs.promises.readFile(path.join(dir, "Pulumi.yaml"), "utf8");
+  if (!/^runtime: nodejs$/m.test(yaml)) throw new Error(`${source}/Pulumi.yaml: expected a "runtime: nodejs" line`);
+  await fs.promises.writeFile(path.join(dir, "Pulumi.yaml"), yaml.replace(/^runtime: nodejs$/m, "runtime:\n  name: nodejs\n  options:\n    typescript: false"));
+  return dir;
+}
+
+/** `npm pack` of the repo as it is, into `into`. */
+async function packAsIs(repoRoot: string, into: string, log: (line: string) => void): Promise<string> {
+  if (!fs.existsSync(path.join(repoRoot, "dist", "index.js"))) throw new Error(`${repoRoot}/dist is missing: run npm run build first`);
+  log("packing the package (npm pack)");
+  return path.join(into, await npmPack(repoRoot, into));
+}
+
+/**
+ * Compiles the sources into a staging dir with tsconfig.build.json and packs that; the tarball is
+ * cached by a hash of every input, and published into the cache by a rename (safe for parallel runs).
+ */
+async function packBuilt(repoRoot: string, log: (line: string) => void): Promise<string> {
+  const hash = hashInputs(repoRoot);
+  const cacheRoot = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), PACKAGE_NAME, "packs");
+  const cached = path.join(cacheRoot, hash);
+  const existing = fs.existsSync(cached) ? fs.readdirSync(cached).find((file) => file.endsWith(".tgz")) : undefined;
+  if (existing) return path.join(cached, existing);
+
+  log("building and packing the package");
+  await fs.promises.mkdir(cacheRoot, { recursive: true });
+  const stage = await fs.promises.mkdtemp(path.join(cacheRoot, ".stage-"));
+  try {
+    const pkg = path.join(stage, "pkg");
+    await fs.promises.mkdir(pkg);
+    const tsc = require.resolve("typescript/bin/tsc", { paths: [repoRoot] });
+    await execFileAsync(process.execPath, [tsc, "-p", path.join(repoRoot, "tsconfig.build.json"), "--outDir", path.join(pkg, "dist")], { cwd: repoRoot, maxBuffer: 16 * 1024 * 1024 });
+    for (const file of ["package.json", "README.md", "schema.json"]) await fs.promises.copyFile(path.join(repoRoot, file), path.join(pkg, file));
+    const out = path.join(stage, "out");
+    await fs.promises.mkdir(out);
+    await npmPack(pkg, out);
+    await fs.promises.rename(out, cached).catch((error: NodeJS.ErrnoException) => {
+      if (!fs.existsSync(cached)) throw error; // another run published the same build first
+    });
+    pruneCache(cacheRoot, hash);
+  } finally {
+    await fs.promises.rm(stage, { recursive: true, force: true });
+  }
+  return packBuilt(repoRoot, log);
+}
+
+/** A hash over the package's inputs (paths and contents), e.g. `3f9a…`. */
+function hashInputs(repoRoot: string): string {
+  const hash = createHash("sha256");
+  const visit = (relative: string) => {
+    const full = path.join(repoRoot, relative);
+    if (!fs.existsSync(full)) return;
+    if (fs.statSync(full).isDirectory()) {
+      for (const entry of fs.readdirSync(full).sort()) if (entry !== "node_modules") visit(path.join(relative, entry));
+      return;
+    }
+    hash.update(relative).update("\0").update(fs.readFileSync(full)).update("\0");
+  };
+  for (const input of PACKAGE_INPUTS) visit(input);
+  return hash.digest("hex").slice(0, 16);
+}
+
+/** Removes cached builds older than a day, other than `keep`. */
+function pruneCache(cacheRoot: string, keep: string): void {
+  const dayAgo = Date.now() - 24 * 3600 * 1000;
+  for (const entry of fs.readdirSync(cacheRoot)) {
+    const full = path.join(cacheRoot, entry);
+    if (entry === keep || entry.startsWith(".")) continue;
+    if (fs.statSync(full).mtimeMs < dayAgo) fs.rmSync(full, { recursive: true, force: true });
+  }
+}
+
+async function npmPack(dir: string, into: string): Promise<string> {
+  const { stdout } = await npm(["pack", "--json", "--pack-destination", into], dir);
+  const [result] = JSON.parse(stdout) as Array<{ filename: string }>;
+  return result.filename;
+}
+
+async function npm(args: string[], cwd: string): Promise<{ stdout: string }> {
+  try {
+    return await execFileAsync("npm", args, { cwd, maxBuffer: 64 * 1024 * 1024 });
+  } catch (error) {
+    const { stderr } = error as { stderr?: string };
+    throw new Error(`npm ${args[0]} failed in ${cwd}: ${stderr ?? String(error)}`);
+  }
+}
