@@ -1,5 +1,6 @@
 /** pulumi-gemini-environments: Gemini Environments as Pulumi resources. */
 export { Environment, type EnvironmentArgs, type SourceArgs, type AllowlistEntryArgs, type NetworkArgs } from "./provider/environment";
+export { Credential, type CredentialArgs } from "./provider/credential";
 export { GuardedEnvironment, type GuardedEnvironmentArgs } from "./provider/guarded-environment";
 export { HookBundle, HookBundleError, type HookBundleArgs, type HookRepositoryArgs, type HookScript } from "./provider/hook-bundle";
 export { NetworkPolicy, type AllowOptions, type TransformArgs } from "./provider/network-policy";

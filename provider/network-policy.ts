@@ -17,6 +17,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { domainMatches } from "../hooks/egress-match";
 import { AllowlistEntry } from "../sdk/schemas";
 import { describeIssues, validationIssues } from "../sdk/validation";
+import { Credential } from "./credential";
 import type { AllowlistEntryArgs, NetworkArgs } from "./environment";
 import type { HookBundle } from "./hook-bundle";
 
@@ -26,14 +27,17 @@ export type TransformArgs = Record<string, pulumi.Input<string>>;
 export interface AllowOptions {
   /** Headers to inject, e.g. `{Authorization: pulumi.interpolate\`Bearer ${token}\`}`; a list of maps is applied in order. */
   transform?: TransformArgs | TransformArgs[];
-  /** Id of a server-managed Credential whose secret the proxy injects. */
-  credential?: string;
+  /**
+   * A server-managed Credential whose secret the proxy injects: a `Credential` resource (the entry then
+   * depends on it), or its id, e.g. `"gh-token"`.
+   */
+  credential?: Credential | pulumi.Input<string>;
 }
 
 interface Entry {
   domain: string;
   transform?: TransformArgs | TransformArgs[];
-  credential?: string;
+  credential?: pulumi.Input<string>;
 }
 
 type State = { kind: "unrestricted" } | { kind: "disabled" } | { kind: "allowlist"; entries: Entry[]; hookBundles: HookBundle[] };
@@ -63,7 +67,8 @@ export class NetworkPolicy {
   allow(domain: string, options: AllowOptions = {}): NetworkPolicy {
     const state = this.allowlistState("allow");
     const { transform } = options;
-    const entry: Entry = { domain, ...(transform && { transform }), ...(options.credential !== undefined && { credential: options.credential }) };
+    const credential = options.credential instanceof Credential ? options.credential.credentialId : options.credential;
+    const entry: Entry = { domain, ...(transform && { transform }), ...(credential !== undefined && { credential }) };
     assertValidEntry(entry);
     return new NetworkPolicy({ ...state, entries: [...state.entries, entry] });
   }
@@ -117,11 +122,12 @@ function secretValues(map: TransformArgs): Record<string, pulumi.Input<string>> 
   return Object.fromEntries(Object.entries(map).map(([name, value]) => [name, pulumi.secret(value)]));
 }
 
-/** Validates the entry's shape with the wire schema, header values elided (they may be unknown or secret). */
+/** Validates the entry's shape with the wire schema, header values and a credential output elided (they may be unknown or secret). */
 function assertValidEntry(entry: Entry): void {
   const elide = (map: TransformArgs) => Object.fromEntries(Object.keys(map).map((name) => [name, "x"]));
   const transform = entry.transform === undefined ? undefined : Array.isArray(entry.transform) ? entry.transform.map(elide) : elide(entry.transform);
-  const shape = { ...entry, ...(transform && { transform }) };
+  const credential = entry.credential === undefined || typeof entry.credential === "string" ? entry.credential : "x";
+  const shape = { ...entry, ...(transform && { transform }), ...(credential !== undefined && { credential }) };
   const parsed = AllowlistEntry.safeParse(shape);
   if (!parsed.success) throw new TypeError(`NetworkPolicy.allow: ${describeIssues(validationIssues(parsed.error))}`);
 }

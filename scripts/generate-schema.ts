@@ -97,6 +97,46 @@ const GuardedEnvironmentOutputs = z.object({
   /** Total size of the environment's files, in bytes. */
   sizeBytes: z.number().int(),
 });
+const CredentialInputs = z.object({
+  /** The id allowlist entries reference (`network.allowlist[].credential`), 1–128 of `[A-Za-z0-9._-]`, e.g. `gh-token`. Default: the resource name with a suffix fixed by project, stack and name. A change replaces the credential. */
+  credentialId: z.string().optional(),
+  /** `bearer_token`, `environment_variable` or `oauth2`. A change replaces the credential. */
+  type: z.enum(sdk.CREDENTIAL_TYPES),
+  /** bearer_token: the token (secret, write-only). A change updates the credential in place. */
+  token: z.string().optional(),
+  /** bearer_token: the header to set; default `Authorization`. */
+  headerName: z.string().optional(),
+  /** bearer_token: put before the token with a space; default `Bearer`, `""` for none. */
+  prefix: z.string().optional(),
+  /** environment_variable: the value (secret, write-only). */
+  value: z.string().optional(),
+  /** environment_variable: `header`, `query`, `body`, or a list of them. */
+  injectionLocation: z.union([z.string(), z.array(z.string())]).optional(),
+  /** environment_variable: domains allowed to receive the value, e.g. `["api.example.com"]`. */
+  trustedDomains: z.array(z.string()).optional(),
+  /** oauth2: the client id. */
+  clientId: z.string().optional(),
+  /** oauth2: the client secret (secret, write-only). */
+  clientSecret: z.string().optional(),
+  /** oauth2: the refresh token (secret, write-only). */
+  refreshToken: z.string().optional(),
+  /** oauth2: the token endpoint, e.g. `https://oauth2.example.com/token`. */
+  tokenUrl: z.string().optional(),
+  /** oauth2: scopes to request. */
+  scopes: z.array(z.string()).optional(),
+});
+const CredentialOutputs = z.object({
+  /** The credential's id (also the resource's id). */
+  credentialId: z.string(),
+  /** `active` or `revoked`. */
+  status: z.string(),
+  /** Creation time, ISO 8601. */
+  createTime: z.string(),
+  /** Last update time, ISO 8601. */
+  updateTime: z.string(),
+});
+/** Write-only credential properties, secret in state (provider/credential-inputs.ts SECRET_PROPERTIES). */
+const CREDENTIAL_SECRETS = ["token", "value", "clientSecret", "refreshToken"];
 const LOCAL_DOCS = "scripts/generate-schema.ts";
 
 /** Descriptions for what the zod schemas leave undocumented. */
@@ -132,6 +172,8 @@ export function generateSchema(root: string = repositoryRoot()): Json {
     [HookBundle, "HookBundle"],
     [GuardedEnvironmentInputs, "$GuardedEnvironmentInputs"],
     [GuardedEnvironmentOutputs, "$GuardedEnvironmentOutputs"],
+    [CredentialInputs, "$CredentialInputs"],
+    [CredentialOutputs, "$CredentialOutputs"],
   ] as const) {
     registry.add(schema, { id: name });
   }
@@ -147,6 +189,10 @@ export function generateSchema(root: string = repositoryRoot()): Json {
 
   const environment = resource(convert, docs, "$EnvironmentInputs", "$EnvironmentOutputs", "EnvironmentInputs", "EnvironmentOutputs");
   const guarded = resource(convert, docs, "$GuardedEnvironmentInputs", "$GuardedEnvironmentOutputs", "GuardedEnvironmentInputs", "GuardedEnvironmentOutputs");
+  const credential = resource(convert, docs, "$CredentialInputs", "$CredentialOutputs", "CredentialInputs", "CredentialOutputs");
+  for (const name of CREDENTIAL_SECRETS) {
+    for (const properties of [credential.properties, credential.inputProperties] as Json[]) properties[name] = { ...(properties[name] as Json), secret: true };
+  }
   return {
     name: PACKAGE,
     displayName: "Gemini Environments",
@@ -162,6 +208,11 @@ export function generateSchema(root: string = repositoryRoot()): Json {
     },
     types,
     resources: {
+      [token("Credential")]: {
+        description:
+          "A server-managed secret that the egress proxy injects, referenced by id from an allowlist entry. A change of credentialId or type replaces it; any other change, a rotated secret included, updates it in place.",
+        ...credential,
+      },
       [token("Environment")]: {
         description: "A Gemini Environment: an isolated sandbox in which agent code, tools and hooks run. The API has no update: any change to sources, network or fromEnvironment replaces it.",
         ...environment,

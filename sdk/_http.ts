@@ -12,7 +12,7 @@ export type Headers = Record<string, string | string[] | undefined>;
 
 export interface Attempt {
   origin: string;
-  method: "GET" | "POST" | "DELETE";
+  method: "GET" | "POST" | "PATCH" | "DELETE";
   /** Path and query, already encoded; sent verbatim. */
   path: string;
   headers: Record<string, string>;

@@ -10,6 +10,8 @@
 import { ValidationError } from "./errors";
 
 const PREFIX = "environments/";
+const CREDENTIAL_PREFIX = "credentials/";
+const MAX_PAGE_SIZE = 1000;
 
 /** `env_abc` from `env_abc` or `environments/env_abc`, percent-encoded for one path segment. */
 export function environmentSegment(id: string, field: string): string {
@@ -41,4 +43,25 @@ export function queryString(entries: ReadonlyArray<readonly [string, string | nu
     .filter((entry): entry is readonly [string, string | number | boolean] => entry[1] !== undefined)
     .map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(String(value))}`);
   return parts.length > 0 ? `?${parts.join("&")}` : "";
+}
+
+/** `gh-token` from `gh-token` or `credentials/gh-token`, percent-encoded for one path segment. */
+export function credentialSegment(id: string, field: string): string {
+  const bare = typeof id === "string" && id.startsWith(CREDENTIAL_PREFIX) ? id.slice(CREDENTIAL_PREFIX.length) : id;
+  if (typeof bare !== "string" || bare.length === 0) {
+    throw new ValidationError("credential id", [{ path: field, message: "is empty: give an id such as gh-token or credentials/gh-token" }]);
+  }
+  if (bare.includes("/")) {
+    throw new ValidationError("credential id", [{ path: field, message: `${JSON.stringify(id)} is not a credential id such as gh-token` }]);
+  }
+  return encodeURIComponent(bare);
+}
+
+/** A list call's `page_size`, checked: 1–1000, or undefined for the server's default. */
+export function pageSize(value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isInteger(value) || value < 1 || value > MAX_PAGE_SIZE) {
+    throw new ValidationError("list request", [{ path: "pageSize", message: `must be an integer from 1 to ${MAX_PAGE_SIZE} (got ${value})` }]);
+  }
+  return value;
 }

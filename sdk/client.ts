@@ -11,15 +11,17 @@
  * const client = new EnvironmentsClient({ baseUrl: "http://127.0.0.1:8080" });
  * const env = await client.create({ sources: [{ type: "inline", content: "print(1)", target: "main.py" }] });
  * for await (const file of client.files.listAll({ environment: env.id, recursive: true })) console.log(file.path);
+ * await client.credentials.create({ id: "gh-token", type: "bearer_token", token: process.env.GH_TOKEN! });
  * await client.close();
  */
 import type { Readable } from "node:stream";
 import { Agent, type Dispatcher } from "undici";
-import type { z } from "zod";
-import { filePathSegments, environmentSegment, queryString } from "./_paths";
+import { filePathSegments, environmentSegment, pageSize, queryString } from "./_paths";
 import { type Attempt, sendForStream, sendForText, type TextResponse } from "./_http";
+import { pages, parse } from "./_responses";
+import { CredentialsApi } from "./credentials";
 import { type EnvironmentsClientOptions, type ResolvedConfig, resolveConfig } from "./config";
-import { UnexpectedResponseError, ValidationError } from "./errors";
+import { ValidationError } from "./errors";
 import { type RetryMode, withRetry } from "./retry";
 import {
   CreateEnvironmentRequest,
@@ -73,7 +75,6 @@ export interface DownloadedFile {
 }
 
 const USER_AGENT = `pulumi-gemini-environments node/${process.versions.node}`;
-const MAX_PAGE_SIZE = 1000;
 
 export class EnvironmentsClient {
   readonly #config: ResolvedConfig;
@@ -88,6 +89,9 @@ export class EnvironmentsClient {
     download: (environment: string, path: string, options?: CallOptions) => this.download(environment, path, options),
     downloadBuffer: (environment: string, path: string, options?: CallOptions) => this.downloadBuffer(environment, path, options),
   };
+
+  /** `client.credentials.*`, shaped like the official client's `ai.credentials` (`credentials.ts`). */
+  readonly credentials = new CredentialsApi((mode, method, path, options, body) => this.#send(mode, method, path, options, body));
 
   /** Throws `ConfigurationError` at once when no API key is found or an option cannot work. */
   constructor(options: EnvironmentsClientOptions = {}) {
@@ -264,51 +268,6 @@ function filesPath(environment: string, path: string): string {
   return `/environments/${environmentSegment(environment, "environment")}/files/${filePathSegments(path, "path")}`;
 }
 
-function pageSize(value: number | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!Number.isInteger(value) || value < 1 || value > MAX_PAGE_SIZE) {
-    throw new ValidationError("list request", [{ path: "pageSize", message: `must be an integer from 1 to ${MAX_PAGE_SIZE} (got ${value})` }]);
-  }
-  return value;
-}
-
-/** Pages of a list call, following `next_page_token` until it is absent or empty. */
-async function* pages<P extends { next_page_token?: string }>(fetchPage: (pageToken: string | undefined) => Promise<P>): AsyncGenerator<P> {
-  let token: string | undefined;
-  const seen = new Set<string>();
-  do {
-    const page = await fetchPage(token);
-    yield page;
-    token = page.next_page_token || undefined;
-    if (token !== undefined) {
-      if (seen.has(token)) {
-        throw new UnexpectedResponseError(`the server returned page token ${JSON.stringify(token)} twice; stopping to avoid a loop`, 200, "");
-      }
-      seen.add(token);
-    }
-  } while (token !== undefined);
-}
-
-/** Parses a 2xx body with `schema`; an empty body counts as `{}` (DELETE). */
-function parse<S extends z.ZodType>(schema: S, response: TextResponse, operation: string): z.infer<S> {
-  let json: unknown;
-  try {
-    json = response.text.trim() === "" ? {} : JSON.parse(response.text);
-  } catch (cause) {
-    throw new UnexpectedResponseError(`${operation}: the response body is not JSON`, response.statusCode, response.text, [], { cause });
-  }
-  const result = schema.safeParse(json);
-  if (!result.success) {
-    const issues = validationIssues(result.error);
-    throw new UnexpectedResponseError(
-      `${operation}: the response is not the documented shape: ${issues.map((i) => `${i.path || "(root)"}: ${i.message}`).join("; ")}`,
-      response.statusCode,
-      response.text,
-      issues,
-    );
-  }
-  return result.data;
-}
 
 function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
   const value = headers[name];

@@ -7,6 +7,7 @@ export {
   type ListEnvironmentsParams,
   type ListFilesParams,
 } from "./client";
+export { CredentialsApi, type ListCredentialsParams, type UpdateCredentialOptions } from "./credentials";
 export { DEFAULTS, type EnvironmentsClientOptions, type RetryEvent, type RetryOptions } from "./config";
 export {
   AbortedError,
@@ -28,15 +29,19 @@ export {
 } from "./errors";
 export {
   AllowlistEntry,
+  CreateCredentialRequest,
   CreateEnvironmentRequest,
+  Credential,
   Environment,
   EnvironmentFile,
   ExecuteToolResponse,
   HookRun,
+  ListCredentialsResponse,
   ListEnvironmentFilesResponse,
   ListEnvironmentsResponse,
   Network,
   Source,
   ToolCall,
+  UpdateCredentialRequest,
 } from "./schemas";
 export { describeIssues, type ValidationIssue } from "./validation";

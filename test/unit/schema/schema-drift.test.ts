@@ -15,7 +15,7 @@ test("the committed schema.json is the generator's output (run `npm run schema` 
 test("every resource, component and type is there", () => {
   const schema = generateSchema(root) as { name: string; resources: Record<string, { isComponent?: boolean }>; types: Record<string, unknown> };
   expect(schema.name).toBe("gemini-environments");
-  expect(Object.keys(schema.resources)).toEqual(["gemini-environments:index:Environment", "gemini-environments:index:GuardedEnvironment"]);
+  expect(Object.keys(schema.resources)).toEqual(["gemini-environments:index:Credential", "gemini-environments:index:Environment", "gemini-environments:index:GuardedEnvironment"]);
   expect(schema.resources["gemini-environments:index:GuardedEnvironment"]?.isComponent).toBe(true);
   expect(Object.keys(schema.types).sort()).toEqual(
     ["AllowlistEntry", "CommandHandler", "HookBundle", "HooksGroup", "HooksRule", "HttpHandler", "NetworkAllowlist", "Source", "SourceType"].map(
