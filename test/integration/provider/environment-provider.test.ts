@@ -120,8 +120,9 @@ describe("create, read, delete", () => {
   });
 
   test("API errors surface with the server's message", async () => {
+    // The bucket name passes the wire schema but not the server's own rules.
     await expect(provider.create({ sources: [{ type: "gcs", source: "gs://b/p", target: "r" }] })).rejects.toThrow(
-      /sources\[0\]\.type: "gcs" sources are not supported/,
+      /sources\[0\]\.source: "b" is not a bucket name/,
     );
   });
 });
