@@ -124,6 +124,11 @@ export const remove: NonNullable<Provider["delete"]> = async (id) => {
     await client.close();
   }
 };
+/**
+ * The provider's `delete` (a reserved word, hence `remove` above). This module is the provider the
+ * engine serializes (a `require` of it), so it exports the provider's methods under their names.
+ */
+export { remove as delete };
 
 /** The type's fields whose value differs between the old and the new inputs (secrets included). */
 function changedFields(olds: Partial<CredentialInputs>, news: CredentialInputs): FieldProperty[] {

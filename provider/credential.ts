@@ -23,16 +23,8 @@ import type { CredentialType } from "../sdk/schemas";
 import * as implementation from "./credential-provider";
 import { SECRET_PROPERTIES, type CredentialInputs, type CredentialOutputs } from "./credential-inputs";
 
-/** What the engine serializes: delegating functions whose only capture is the module above. */
-const provider = {
-  configure: (request) => implementation.configure(request),
-  check: (olds, news) => implementation.check(olds, news),
-  diff: (id, olds, news) => implementation.diff(id, olds, news),
-  create: (inputs) => implementation.create(inputs),
-  read: (id, props) => implementation.read(id, props),
-  update: (id, olds, news) => implementation.update(id, olds, news),
-  delete: (id, props) => implementation.remove(id, props),
-} satisfies pulumi.dynamic.ResourceProvider<CredentialInputs, CredentialOutputs>;
+/** What the engine serializes: the provider module itself, a `require` of the package (see environment.ts). */
+const provider: pulumi.dynamic.ResourceProvider<CredentialInputs, CredentialOutputs> = implementation;
 
 export interface CredentialArgs {
   /**

@@ -113,6 +113,11 @@ export const remove: NonNullable<Provider["delete"]> = async (id) => {
     await client.close();
   }
 };
+/**
+ * The provider's `delete` (a reserved word, hence `remove` above). This module is the provider the
+ * engine serializes (a `require` of it), so it exports the provider's methods under their names.
+ */
+export { remove as delete };
 
 /** Takes an existing environment under management after checking it holds what is declared. */
 async function adoptExisting(client: EnvironmentsClient, inputs: EnvironmentInputs, adoptId: string) {
