@@ -7,32 +7,18 @@ import * as provider from "../../../provider/credential-provider";
 import { SECRET_PROPERTIES, WIRE_FIELD, type CredentialInputs, type CredentialOutputs } from "../../../provider/credential-inputs";
 import { defaultCredentialId } from "../../../provider/credential";
 import { UNKNOWN } from "../../../provider/environment-inputs";
-import { setStackConfig } from "../../../provider/configuration";
 import { ownerOf } from "../../../emulator/service";
 import { CREDENTIAL_SECRET_FIELDS } from "../../../sdk/schemas";
-import { startTestEmulator, TEST_KEY, type TestEmulator } from "../../support/emulator";
+import { TEST_KEY } from "../../support/emulator";
+import { useProviderEmulator } from "../../support/provider-emulator";
 
-let emulator: TestEmulator;
-const savedEnv = { ...process.env };
+const emulator = useProviderEmulator();
 const owner = ownerOf(TEST_KEY);
 
-beforeAll(async () => {
-  emulator = await startTestEmulator();
-});
-beforeEach(() => {
-  process.env.GOOGLE_API_KEY = TEST_KEY;
-  process.env.GOOGLE_GEMINI_BASE_URL = emulator.url;
-  setStackConfig({ get: () => undefined });
-});
-afterEach(() => {
-  process.env = { ...savedEnv };
-});
-afterAll(() => emulator.close());
-
 async function requestsDuring(body: () => Promise<unknown>): Promise<string[]> {
-  const before = emulator.requests.length;
+  const before = emulator().requests.length;
   await body();
-  return emulator.requests.slice(before).map((entry) => `${entry.method} ${entry.path}`);
+  return emulator().requests.slice(before).map((entry) => `${entry.method} ${entry.path}`);
 }
 
 const NO_OLDS = {} as CredentialInputs;
@@ -127,7 +113,7 @@ describe("create, update, read, delete", () => {
     expect(requests).toEqual(["PATCH /v1beta/credentials/rotating?update_mask=token%2Cprefix"]);
     expect(updated.outs).toEqual({ ...inputs, token: "tok-2", prefix: undefined, status: "active", createTime: created.outs!.createTime, updateTime: expect.any(String) });
     expect(updated.outs!.updateTime > created.outs!.updateTime).toBe(true);
-    expect(emulator.credentials.reveal(owner, "rotating")).toEqual({ id: "rotating", type: "bearer_token", token: "tok-2", header_name: "X-Token", prefix: "Bearer" });
+    expect(emulator().credentials.reveal(owner, "rotating")).toEqual({ id: "rotating", type: "bearer_token", token: "tok-2", header_name: "X-Token", prefix: "Bearer" });
   });
 
   test("read refreshes the server's fields and keeps the inputs (secrets are never returned); a deleted one reads as gone", async () => {
@@ -135,7 +121,7 @@ describe("create, update, read, delete", () => {
     const { outs } = await provider.create(inputs);
     expect(await provider.read!("refreshed", outs)).toEqual({ id: "refreshed", props: outs });
 
-    await emulator.json("/v1beta/credentials/refreshed", { method: "DELETE" });
+    await emulator().json("/v1beta/credentials/refreshed", { method: "DELETE" });
     expect(await provider.read!("refreshed", outs)).toEqual({ id: "" });
     await expect(provider.remove!("refreshed", outs!)).resolves.toBeUndefined();
   });
@@ -143,7 +129,7 @@ describe("create, update, read, delete", () => {
   test("delete removes; a second delete is done", async () => {
     const { outs } = await provider.create({ ...bearer, credentialId: "deleted" });
     expect(await requestsDuring(() => provider.remove!("deleted", outs!))).toEqual(["DELETE /v1beta/credentials/deleted"]);
-    expect((await emulator.json("/v1beta/credentials/deleted")).status).toBe(404);
+    expect((await emulator().json("/v1beta/credentials/deleted")).status).toBe(404);
     await expect(provider.remove!("deleted", outs!)).resolves.toBeUndefined();
   });
 

@@ -4,25 +4,11 @@
  */
 import * as provider from "../../../provider/environment-provider";
 import { UNKNOWN, type EnvironmentOutputs } from "../../../provider/environment-inputs";
-import { setStackConfig } from "../../../provider/configuration";
 import { EnvironmentsClient } from "../../../sdk/client";
-import { inline, startTestEmulator, TEST_KEY, type TestEmulator } from "../../support/emulator";
+import { inline, startTestEmulator, TEST_KEY } from "../../support/emulator";
+import { useProviderEmulator } from "../../support/provider-emulator";
 
-let emulator: TestEmulator;
-const savedEnv = { ...process.env };
-
-beforeAll(async () => {
-  emulator = await startTestEmulator();
-});
-beforeEach(() => {
-  process.env.GOOGLE_API_KEY = TEST_KEY;
-  process.env.GOOGLE_GEMINI_BASE_URL = emulator.url;
-  setStackConfig({ get: () => undefined });
-});
-afterEach(() => {
-  process.env = { ...savedEnv };
-});
-afterAll(() => emulator.close());
+const emulator = useProviderEmulator();
 
 const sources = [inline("main.py", "print('Hello, World!')"), inline(".agents/hooks-scripts/gate.py", "print('{}')")];
 
@@ -95,12 +81,12 @@ describe("create, read, delete", () => {
     const read = await provider.read!(id, outs!);
     expect(read).toEqual({ id, props: outs });
     await provider.remove!(id, outs!);
-    expect((await emulator.json(`/v1beta/environments/${id}`)).status).toBe(404);
+    expect((await emulator().json(`/v1beta/environments/${id}`)).status).toBe(404);
   });
 
   test("read of a deleted environment gives an empty id, so the engine drops it; delete of a gone one is done", async () => {
     const { id, outs } = await provider.create({ sources });
-    await emulator.json(`/v1beta/environments/${id}`, { method: "DELETE" });
+    await emulator().json(`/v1beta/environments/${id}`, { method: "DELETE" });
     expect(await provider.read!(id, outs!)).toEqual({ id: "" });
     await expect(provider.remove!(id, outs!)).resolves.toBeUndefined();
   });
@@ -131,10 +117,10 @@ describe("configuration", () => {
   test("stack config (configure) wins over the environment", async () => {
     process.env.GOOGLE_API_KEY = "wrong";
     process.env.GOOGLE_GEMINI_BASE_URL = "http://127.0.0.1:9";
-    const config: Record<string, string> = { "gemini-environments:apiKey": TEST_KEY, "gemini-environments:baseUrl": emulator.url };
+    const config: Record<string, string> = { "gemini-environments:apiKey": TEST_KEY, "gemini-environments:baseUrl": emulator().url };
     await provider.configure!({ config: { get: (key) => config[key], require: (key) => config[key] } });
     const { id } = await provider.create({});
-    expect((await emulator.json(`/v1beta/environments/${id}`)).status).toBe(200);
+    expect((await emulator().json(`/v1beta/environments/${id}`)).status).toBe(200);
   });
 
   test("GEMINI_API_KEY is read when GOOGLE_API_KEY is absent", async () => {
@@ -152,18 +138,18 @@ describe("configuration", () => {
 
 describe("adopt", () => {
   test("an existing environment holding the declared inputs is taken under management without a create", async () => {
-    const client = new EnvironmentsClient({ apiKey: TEST_KEY, baseUrl: emulator.url });
+    const client = new EnvironmentsClient({ apiKey: TEST_KEY, baseUrl: emulator().url });
     const existing = await client.create({ sources, network: "disabled" });
     await client.close();
-    const before = emulator.requests.filter((r) => r.method === "POST").length;
+    const before = emulator().requests.filter((r) => r.method === "POST").length;
     const { id, outs } = await provider.create({ sources, network: "disabled", adopt: existing.id });
     expect(id).toBe(existing.id);
     expect(outs).toMatchObject({ status: "active", fileCount: 2, adopt: existing.id });
-    expect(emulator.requests.filter((r) => r.method === "POST").length).toBe(before);
+    expect(emulator().requests.filter((r) => r.method === "POST").length).toBe(before);
   });
 
   test("a mismatch names the differing paths, never their values", async () => {
-    const client = new EnvironmentsClient({ apiKey: TEST_KEY, baseUrl: emulator.url });
+    const client = new EnvironmentsClient({ apiKey: TEST_KEY, baseUrl: emulator().url });
     const existing = await client.create({ sources: [inline("secret.txt", "hunter2")] });
     await client.close();
     const error = await provider.create({ sources: [inline("secret.txt", "other")], adopt: existing.id }).catch((e: Error) => e);
