@@ -83,3 +83,31 @@ export const ENV = {
   last_accessed: "2026-08-19T00:00:00Z",
   status: "active",
 };
+
+/**
+ * For a describe block: `serve` starts a server and `client` makes a test client, both closed after
+ * each test.
+ */
+export function useServersAndClients(): {
+  serve: (handler: Handler, port?: number) => Promise<TestServer>;
+  client: (...args: Parameters<typeof testClient>) => EnvironmentsClient;
+} {
+  const servers: TestServer[] = [];
+  const clients: EnvironmentsClient[] = [];
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((c) => c.close()));
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+  return {
+    async serve(handler, port) {
+      const server = await startServer(handler, port);
+      servers.push(server);
+      return server;
+    },
+    client(...args) {
+      const c = testClient(...args);
+      clients.push(c);
+      return c;
+    },
+  };
+}

@@ -1,6 +1,6 @@
 /** `EnvironmentsClient.executeTool` (emulator extension): request shape, response parsing, create-like retries. */
 import { ConnectionError, EnvironmentsApiError, ValidationError, type EnvironmentsClient } from "../../../sdk";
-import { googleError, json, startServer, testClient, type Handler, type TestServer } from "./_server";
+import { googleError, json, useServersAndClients, type Handler, type TestServer } from "./_server";
 
 const RESULT = {
   decision: "deny",
@@ -11,18 +11,10 @@ const RESULT = {
 const CALL = { name: "code_execution", args: { code: "rm -rf /tmp/x" } };
 
 describe("executeTool", () => {
-  const servers: TestServer[] = [];
-  const clients: EnvironmentsClient[] = [];
-  afterEach(async () => {
-    await Promise.all(clients.splice(0).map((c) => c.close()));
-    await Promise.all(servers.splice(0).map((s) => s.close()));
-  });
+  const { serve, client: testClientFor } = useServersAndClients();
   async function client(handler: Handler): Promise<{ client: EnvironmentsClient; server: TestServer }> {
-    const server = await startServer(handler);
-    servers.push(server);
-    const c = testClient(server.baseUrl);
-    clients.push(c);
-    return { client: c, server };
+    const server = await serve(handler);
+    return { client: testClientFor(server.baseUrl), server };
   }
 
   it("POSTs {tool_call} to environments/{id}:executeTool and parses the result", async () => {

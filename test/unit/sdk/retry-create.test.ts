@@ -1,25 +1,10 @@
-import { ConnectionError, EnvironmentsApiError, TimeoutError, type EnvironmentsClient } from "../../../sdk";
-import { ENV, googleError, json, refusedPort, startServer, testClient, type Handler, type TestServer } from "./_server";
+import { ConnectionError, EnvironmentsApiError, TimeoutError } from "../../../sdk";
+import { ENV, googleError, json, refusedPort, useServersAndClients, type TestServer } from "./_server";
 
 describe("retries of CreateEnvironment (not idempotent)", () => {
-  const servers: TestServer[] = [];
-  const clients: EnvironmentsClient[] = [];
   const timers: NodeJS.Timeout[] = [];
-  afterEach(async () => {
-    timers.splice(0).forEach(clearTimeout);
-    await Promise.all(clients.splice(0).map((c) => c.close()));
-    await Promise.all(servers.splice(0).map((s) => s.close()));
-  });
-  async function serve(handler: Handler, port?: number): Promise<TestServer> {
-    const server = await startServer(handler, port);
-    servers.push(server);
-    return server;
-  }
-  function client(...args: Parameters<typeof testClient>): EnvironmentsClient {
-    const c = testClient(...args);
-    clients.push(c);
-    return c;
-  }
+  afterEach(() => timers.splice(0).forEach(clearTimeout));
+  const { serve, client } = useServersAndClients();
   const request = { sources: [{ type: "inline" as const, content: "print(1)", target: "main.py" }] };
 
   it("is not retried on 500: the server may have created it", async () => {

@@ -1,23 +1,8 @@
-import { ConnectionError, EnvironmentsApiError, type EnvironmentsClient, type RetryEvent } from "../../../sdk";
-import { ENV, googleError, json, refusedPort, startServer, testClient, type Handler, type TestServer } from "./_server";
+import { ConnectionError, EnvironmentsApiError, type RetryEvent } from "../../../sdk";
+import { ENV, googleError, json, refusedPort, useServersAndClients, type TestServer } from "./_server";
 
 describe("retries of GET and DELETE", () => {
-  const servers: TestServer[] = [];
-  const clients: EnvironmentsClient[] = [];
-  afterEach(async () => {
-    await Promise.all(clients.splice(0).map((c) => c.close()));
-    await Promise.all(servers.splice(0).map((s) => s.close()));
-  });
-  async function serve(handler: Handler, port?: number): Promise<TestServer> {
-    const server = await startServer(handler, port);
-    servers.push(server);
-    return server;
-  }
-  function client(...args: Parameters<typeof testClient>): EnvironmentsClient {
-    const c = testClient(...args);
-    clients.push(c);
-    return c;
-  }
+  const { serve, client } = useServersAndClients();
 
   it("waits as long as Retry-After (seconds) asks", async () => {
     const server = await serve((_req, res, _r, index) =>
