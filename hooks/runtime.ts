@@ -78,9 +78,9 @@ export interface HooksRuntimeOptions {
 export const DEFAULT_DENY_REASON = "The tool call was denied by a pre_tool_execution hook.";
 const FAILURE_TEXT_CHARS = 300; // of stderr or output quoted in a failure
 
-/** The deliverer used until the egress proxy exists: nothing is sent, the hook fails open. */
+/** The deliverer where no egress proxy runs (`genv hooks test`): nothing is sent, the hook fails open. */
 export const undeliveredHttp: HttpDeliverer = async ({ url }) => ({
-  failure: `http hooks are not delivered yet: the emulator has no egress proxy (POST ${url} not sent)`,
+  failure: `http hooks are not delivered here: no egress proxy runs (POST ${url} not sent)`,
 });
 
 // ── discovery ───────────────────────────────────────────────────────────────────────────────────

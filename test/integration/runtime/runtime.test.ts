@@ -183,7 +183,7 @@ describe("post hooks", () => {
 describe("HTTP hooks", () => {
   const telemetry = { type: "http" as const, url: "https://telemetry.example.com/api/v1/agent-events", timeout: 10 };
 
-  test("are not delivered yet (no egress proxy): reported, fail open", async () => {
+  test("are not delivered without an egress proxy (as in genv hooks test): reported, fail open", async () => {
     const root = hooksTree({ audit: { pre_tool_execution: [{ matcher: "*", hooks: [telemetry] }] } });
     const result = await execute(root, echo);
     expect(result).toMatchObject({ decision: "allow", output: "hi\n" });
@@ -194,7 +194,7 @@ describe("HTTP hooks", () => {
         handler: "http: https://telemetry.example.com/api/v1/agent-events",
         decision: "allow",
         duration_ms: expect.any(Number),
-        failure: expect.stringMatching(/^http hooks are not delivered yet: .*POST https:\/\/telemetry\.example\.com/),
+        failure: expect.stringMatching(/^http hooks are not delivered here: .*POST https:\/\/telemetry\.example\.com/),
       },
     ]);
   });
