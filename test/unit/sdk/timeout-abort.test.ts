@@ -12,14 +12,14 @@ describe("timeouts and abort signals", () => {
   });
 
   it("times out a slow answer, retries the GET, then throws TimeoutError", async () => {
-    server = await startServer((_req, res) => timers.push(setTimeout(() => json(res, 200, ENV), 1_500)));
+    server = await startServer((_req, res) => timers.push(setTimeout(() => json(res, 200, ENV), 10_000)));
     client = testClient(server.baseUrl, { timeoutMs: 100, retry: { maxAttempts: 2 } });
     const started = performance.now();
     const err = await client.get("e").catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TimeoutError);
     expect(err).toMatchObject({ name: "TimeoutError", code: "GENV_TIMEOUT", timeoutMs: 100 });
     expect(server.received).toHaveLength(2);
-    expect(performance.now() - started).toBeLessThan(1_400);
+    expect(performance.now() - started).toBeLessThan(5_000); // far below the 10 s answer
   });
 
   it("lets a per-call timeout override the client's", async () => {
@@ -32,7 +32,7 @@ describe("timeouts and abort signals", () => {
   it("aborts at once during a backoff sleep", async () => {
     const controller = new AbortController();
     server = await startServer((_req, res) => {
-      googleError(res, 503, "UNAVAILABLE", "busy", { "retry-after": "5" });
+      googleError(res, 503, "UNAVAILABLE", "busy", { "retry-after": "30" });
       timers.push(setTimeout(() => controller.abort(new Error("user pressed ^C")), 50));
     });
     client = testClient(server.baseUrl, { retry: { totalTimeMs: 60_000 } });
@@ -40,7 +40,7 @@ describe("timeouts and abort signals", () => {
     const err = await client.get("e", { signal: controller.signal }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AbortedError);
     expect((err as Error).cause).toEqual(new Error("user pressed ^C"));
-    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(performance.now() - started).toBeLessThan(5_000); // far below the 30 s backoff
     expect(server.received).toHaveLength(1);
   });
 
