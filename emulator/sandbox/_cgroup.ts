@@ -10,6 +10,8 @@ import * as path from "node:path";
 import { randomBytes } from "node:crypto";
 
 let base: string | null | undefined;
+/** Whether the pids hierarchy is cgroup v1 (has a `tasks` file); known after the first cgroup. */
+let v1: boolean | undefined;
 
 /** The directory under which per-call cgroups are made, or null when none can be. */
 function pidsBase(): string | null {
@@ -47,6 +49,14 @@ function pidsBase(): string | null {
 
 export interface PidsCgroup {
   dir: string;
+  /**
+   * Shell text (for `sh -c`, the cgroup directory in `$0`) that moves the shell itself into the
+   * cgroup. On v1 it writes `0` (the calling thread) to `tasks`: a single-threaded shell moves whole,
+   * and the kernel skips the global threadgroup lock that a `cgroup.procs` write takes, a lock whose
+   * write side waits for an RCU grace period (measured: `cgroup.procs` 5–28 ms, median ≈ 16 ms;
+   * `tasks` ≈ 0.1 ms). v2 has no `tasks` file, so there the pid goes to `cgroup.procs`.
+   */
+  joinShell: string;
   /** Kills whatever is left in the cgroup and removes it. */
   dispose(): Promise<void>;
 }
@@ -63,8 +73,10 @@ export async function createPidsCgroup(maxPids: number): Promise<PidsCgroup | un
     await fs.rmdir(dir).catch(() => undefined);
     return undefined;
   }
+  v1 ??= await fs.access(path.join(dir, "tasks")).then(() => true, () => false);
   return {
     dir,
+    joinShell: v1 ? 'echo 0 > "$0/tasks"' : 'echo $$ > "$0/cgroup.procs"',
     async dispose() {
       for (let attempt = 0; attempt < 50; attempt++) {
         const procs = await fs.readFile(path.join(dir, "cgroup.procs"), "utf8").catch(() => "");

@@ -9,7 +9,7 @@
  * the user namespace maps it to the emulator's own uid, so files it creates belong to the emulator.
  */
 import { spawn } from "node:child_process";
-import { existsSync, promises as fs } from "node:fs";
+import { existsSync, promises as fs, realpathSync } from "node:fs";
 import * as path from "node:path";
 import { performance } from "node:perf_hooks";
 import type { Readable, Writable } from "node:stream";
@@ -147,21 +147,20 @@ async function runOnce(bwrap: string, root: string, options: RunInSandboxOptions
   // Options travel on a descriptor (`--args`), so the sandbox's pid 1 shows `bwrap --args N -- cmd`
   // in /proc/1/cmdline rather than the host paths of the layout.
   const argsFd = statusFd + 1;
-  const prlimit = [
-    `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`, `--as=${limits.memoryBytes}`,
-    `--nproc=${limits.maxProcesses}`, `--fsize=${limits.maxFileBytes}`, `--nofile=${limits.maxOpenFiles}`, "--core=0",
-  ];
   // The cgroup also holds bwrap's monitor and the sandbox's pid 1 (the wrapper shell became bwrap).
   const cgroup = await createPidsCgroup(limits.maxProcesses + 2);
-  const inner = ["/usr/bin/prlimit", ...prlimit, "--", bwrap, "--args", String(argsFd), "--", ...argv];
-  const [command, ...args] = cgroup
-    ? ["/bin/sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', cgroup.dir, ...inner]
-    : inner;
+  const bwrapArgv = [bwrap, "--args", String(argsFd), "--", ...argv];
+  // One wrapper shell joins the cgroup, sets the rlimits with builtins (no `prlimit` exec: ≈ 0.6 ms)
+  // and execs bwrap, so bwrap, everything in the sandbox and every fork inherit both.
+  const ulimits = ulimitShell(limits);
+  const prefix = [cgroup?.joinShell, ulimits].filter((part): part is string => part !== undefined);
+  const inner = ulimits ? bwrapArgv : ["/usr/bin/prlimit", ...prlimitArgs(limits), "--", ...bwrapArgv];
+  const [command, ...args] = prefix.length > 0 ? [SHELL, "-c", `${prefix.join(" && ")} && exec "$@"`, cgroup?.dir ?? "genv-sandbox", ...inner] : inner;
 
   const started = performance.now();
   const child = spawn(command, args, {
     stdio: ["pipe", "pipe", "pipe", ...ETC_DATA.map(() => "pipe" as const), "pipe", "pipe"],
-    detached: true, // own process group, so a kill reaches prlimit/bwrap whatever they became
+    detached: true, // own process group, so a kill reaches the wrapper/bwrap whatever they became
     env: {},
   });
   const killTree = (): void => {
@@ -232,6 +231,40 @@ async function runOnce(bwrap: string, root: string, options: RunInSandboxOptions
     truncated,
     durationMs,
   };
+}
+
+/** A POSIX shell whose `ulimit` we know (dash: `-p` is RLIMIT_NPROC, `-f` counts 512-byte blocks). */
+const SHELL = "/bin/sh";
+let dash: boolean | undefined;
+
+/** rlimits as util-linux `prlimit` options (soft:hard where they differ). */
+function prlimitArgs(limits: SandboxLimits): string[] {
+  return [
+    `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`, `--as=${limits.memoryBytes}`,
+    `--nproc=${limits.maxProcesses}`, `--fsize=${limits.maxFileBytes}`, `--nofile=${limits.maxOpenFiles}`, "--core=0",
+  ];
+}
+
+/**
+ * The same rlimits as dash `ulimit` builtins, or undefined when they can't be said exactly (`/bin/sh`
+ * is not dash, or a byte limit is not a whole number of its units: KiB for `-v`, 512 bytes for `-f`).
+ */
+function ulimitShell(limits: SandboxLimits): string | undefined {
+  dash ??= (() => {
+    try {
+      return path.basename(realpathSync(SHELL)) === "dash";
+    } catch {
+      return false;
+    }
+  })();
+  const whole = (n: number, unit: number) => Number.isSafeInteger(n) && n >= 0 && n % unit === 0;
+  if (!dash || !whole(limits.memoryBytes, 1024) || !whole(limits.maxFileBytes, 512)) return undefined;
+  if (![limits.cpuSeconds, limits.maxProcesses, limits.maxOpenFiles].every((n) => whole(n, 1))) return undefined;
+  return [
+    // soft first: lowering the hard limit below an unlimited soft one would fail
+    `ulimit -St ${limits.cpuSeconds}`, `ulimit -Ht ${limits.cpuSeconds + 1}`, `ulimit -v ${limits.memoryBytes / 1024}`,
+    `ulimit -p ${limits.maxProcesses}`, `ulimit -f ${limits.maxFileBytes / 512}`, `ulimit -n ${limits.maxOpenFiles}`, "ulimit -c 0",
+  ].join(" && ");
 }
 
 function feed(stream: Writable | null, data: string | Buffer): void {
