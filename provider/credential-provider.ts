@@ -9,11 +9,10 @@
  * `update_mask` lists exactly the changed wire fields.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { EnvironmentsClient } from "../sdk/client";
 import { isAlreadyExists, isNotFound } from "../sdk/errors";
 import { CREDENTIAL_TYPES, CredentialId, CreateCredentialRequest, type Credential, type CredentialType, type UpdateCredentialRequest } from "../sdk/schemas";
 import { validationIssues } from "../sdk/validation";
-import { clientOptions, setStackConfig } from "./configuration";
+import { providerClient, setStackConfig } from "./configuration";
 import { INPUT_PROPERTY, TYPE_FIELDS, WIRE_FIELD, wireFields, type CredentialInputs, type CredentialOutputs, type FieldProperty } from "./credential-inputs";
 import { containsUnknown } from "./environment-inputs";
 import { propertyChanges } from "./property-diff";
@@ -70,32 +69,27 @@ export const diff: NonNullable<Provider["diff"]> = async (_id, olds, news) => {
 };
 
 export const create: Provider["create"] = async (inputs) => {
-  const client = new EnvironmentsClient(clientOptions());
-  try {
-    const request = { id: inputs.credentialId, type: inputs.type, ...wireFields(inputs) } as CreateCredentialRequest;
-    const credential = await client.credentials.create(request).catch((error: unknown) => {
+  const request = { id: inputs.credentialId, type: inputs.type, ...wireFields(inputs) } as CreateCredentialRequest;
+  const credential = await providerClient()
+    .credentials.create(request)
+    .catch((error: unknown) => {
       if (!isAlreadyExists(error)) throw error;
       throw new Error(
         `credential ${inputs.credentialId} already exists (another stack or program owns it?): choose another credentialId, or delete it first`,
         { cause: error },
       );
     });
-    return { id: credential.id, outs: outputsOf(credential, inputs) };
-  } finally {
-    await client.close();
-  }
+  return { id: credential.id, outs: outputsOf(credential, inputs) };
 };
 
 export const read: NonNullable<Provider["read"]> = async (id, props) => {
-  const client = new EnvironmentsClient(clientOptions());
+  const client = providerClient();
   try {
     const credential = await client.credentials.get(id);
     return { id, props: outputsOf(credential, { ...inputsOf(props), credentialId: credential.id }) };
   } catch (error) {
     if (isNotFound(error)) return { id: "" };
     throw error;
-  } finally {
-    await client.close();
   }
 };
 
@@ -104,24 +98,18 @@ export const update: NonNullable<Provider["update"]> = async (id, olds, news) =>
   const mask = changedFields(olds, news).map((property) => WIRE_FIELD[property]);
   const fields = wireFields(news);
   const body = { type: news.type, ...Object.fromEntries(mask.filter((field) => fields[field] !== undefined).map((field) => [field, fields[field]])) };
-  const client = new EnvironmentsClient(clientOptions());
-  try {
-    const credential =
-      mask.length > 0 ? await client.credentials.update(id, body as UpdateCredentialRequest, { updateMask: mask }) : await client.credentials.get(id);
-    return { outs: outputsOf(credential, news) };
-  } finally {
-    await client.close();
-  }
+  const client = providerClient();
+  const credential =
+    mask.length > 0 ? await client.credentials.update(id, body as UpdateCredentialRequest, { updateMask: mask }) : await client.credentials.get(id);
+  return { outs: outputsOf(credential, news) };
 };
 
 export const remove: NonNullable<Provider["delete"]> = async (id) => {
-  const client = new EnvironmentsClient(clientOptions());
+  const client = providerClient();
   try {
     await client.credentials.delete(id);
   } catch (error) {
     if (!isNotFound(error)) throw error;
-  } finally {
-    await client.close();
   }
 };
 /**

@@ -8,11 +8,11 @@
  * deletes the expired one — nothing is dropped from state while it still exists on the server.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { EnvironmentsClient } from "../sdk/client";
+import type { EnvironmentsClient } from "../sdk/client";
 import { isNotFound } from "../sdk/errors";
 import { CreateEnvironmentRequest, Source, type Environment } from "../sdk/schemas";
 import { validationIssues } from "../sdk/validation";
-import { clientOptions, setStackConfig } from "./configuration";
+import { providerClient, setStackConfig } from "./configuration";
 import { hooksCheckFailures } from "./hooks-check";
 import { containsUnknown, REPLACING_PROPERTIES, type EnvironmentInputs, type EnvironmentOutputs } from "./environment-inputs";
 import { propertyChanges, type ChangeKind } from "./property-diff";
@@ -71,30 +71,24 @@ export const diff: NonNullable<Provider["diff"]> = async (_id, olds, news) => {
 };
 
 export const create: Provider["create"] = async (inputs) => {
-  const client = new EnvironmentsClient(clientOptions());
-  try {
-    if (inputs.adopt !== undefined) return await adoptExisting(client, inputs, inputs.adopt);
-    const environment = await client.create({
-      sources: inputs.sources,
-      network: inputs.network,
-      from_environment: inputs.fromEnvironment,
-    });
-    return { id: environment.id, outs: outputsOf(environment, inputs) };
-  } finally {
-    await client.close();
-  }
+  const client = providerClient();
+  if (inputs.adopt !== undefined) return adoptExisting(client, inputs, inputs.adopt);
+  const environment = await client.create({
+    sources: inputs.sources,
+    network: inputs.network,
+    from_environment: inputs.fromEnvironment,
+  });
+  return { id: environment.id, outs: outputsOf(environment, inputs) };
 };
 
 export const read: NonNullable<Provider["read"]> = async (id, props) => {
-  const client = new EnvironmentsClient(clientOptions());
+  const client = providerClient();
   try {
     const environment = await client.get(id);
     return { id, props: outputsOf(environment, inputsOf(props)) };
   } catch (error) {
     if (isNotFound(error)) return { id: "" };
     throw error;
-  } finally {
-    await client.close();
   }
 };
 
@@ -104,13 +98,11 @@ export const update: NonNullable<Provider["update"]> = async (id) => {
 };
 
 export const remove: NonNullable<Provider["delete"]> = async (id) => {
-  const client = new EnvironmentsClient(clientOptions());
+  const client = providerClient();
   try {
     await client.delete(id);
   } catch (error) {
     if (!isNotFound(error)) throw error;
-  } finally {
-    await client.close();
   }
 };
 /**
