@@ -71,6 +71,7 @@ export function toolsRoute(context: { service: EnvironmentsService; trees: TreeS
     const result = await serialised(queues, row.id, async () => {
       const before = snapshots.get(row.id)?.fingerprint ?? (await snapshot(root)).fingerprint;
       const { network, readOnly } = service.sandboxSpec(row.id);
+      await assertReadOnlyInPlace(root, row.id, readOnly);
       const egress = { proxy: context.egress, network, owner: route.owner, envId: row.id };
       try {
         return await executeWithHooks(
@@ -90,6 +91,23 @@ export function toolsRoute(context: { service: EnvironmentsService; trees: TreeS
     });
     return sendJson(route.response, 200, result satisfies ToolCallResult);
   };
+}
+
+/**
+ * Fails closed when read-only content is no longer where it was mounted. A mount point cannot be
+ * renamed, but the writable parent of a nested one (`tools/guard`) can be moved away between calls,
+ * which would leave the content writable at its new place; no tool runs in such an environment.
+ */
+async function assertReadOnlyInPlace(root: string, id: string, readOnly: readonly string[]): Promise<void> {
+  for (const relative of readOnly) {
+    const stat = await fs.lstat(path.join(root, relative)).catch(() => undefined);
+    if (!stat || stat.isSymbolicLink()) {
+      throw new HttpError(
+        "FAILED_PRECONDITION",
+        `environment ${id}: the read-only content at /${relative} (a repository or skill source) was moved or removed; tools no longer run in it: create a new environment`,
+      );
+    }
+  }
 }
 
 /** `env_x` from `environments/env_x:executeTool` or `environments/environments%2Fenv_x:executeTool`. */

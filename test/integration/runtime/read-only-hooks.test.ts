@@ -62,3 +62,20 @@ test("the agent can read but not change hooks from a repository source, and they
   const fork = (await emulator.json("/v1beta/environments", { method: "POST", body: JSON.stringify({ from_environment: id }) })).body.id;
   expect((await executeTool(fork, "write_to_file", { path: "/.agents/hooks.json", content: "{}" })).error).toMatch(/[Rr]ead-only/);
 });
+
+test("read-only content moved away through a writable parent stops every later tool call", async () => {
+  const created = await emulator.json("/v1beta/environments", {
+    method: "POST",
+    body: JSON.stringify({ sources: [{ type: "repository", source: `file://${repo}`, target: "tools/guard" }] }),
+  });
+  const id = created.body.id;
+  expect((await executeTool(id, "write_to_file", { path: "/tools/guard/hooks.json", content: "{}" })).error).toMatch(/[Rr]ead-only/);
+  const moved = await executeTool(id, "code_execution", { code: "mv /tools /moved && echo moved" });
+  expect(moved.output).toBe("moved\n");
+  const after = await emulator.json(`/v1beta/environments/${id}:executeTool`, {
+    method: "POST",
+    body: JSON.stringify({ tool_call: { name: "write_to_file", args: { path: "/moved/guard/hooks.json", content: "{}" } } }),
+  });
+  expect(after.status).toBe(400);
+  expect(after.body.error).toMatchObject({ status: "FAILED_PRECONDITION", message: expect.stringContaining("/tools/guard") });
+});
