@@ -1,4 +1,5 @@
 /** A real emulator on a free port for one test file, with its request log. */
+import { GoogleGenAI } from "@google/genai";
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from "../../emulator/server";
 import type { RequestLogEntry } from "../../emulator/http";
 
@@ -44,4 +45,21 @@ export async function startTestEmulator(options: Partial<EmulatorOptions> = {}):
 
 export function inline(target: string, content: string): { type: "inline"; target: string; content: string } {
   return { type: "inline", target, content };
+}
+
+/**
+ * The official client pointed at an emulator, unchanged but for its base URL. Its one-time
+ * "experimental" notice on first reading `environments` and `credentials` is silenced here.
+ */
+export function officialClient(baseUrl: string, apiKey: string = TEST_KEY): GoogleGenAI {
+  const ai = new GoogleGenAI({ apiKey, httpOptions: { baseUrl } });
+  const warn = console.warn;
+  console.warn = () => {};
+  try {
+    void ai.environments;
+    void ai.credentials;
+  } finally {
+    console.warn = warn;
+  }
+  return ai;
 }

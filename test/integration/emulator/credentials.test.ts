@@ -5,25 +5,22 @@
 import { promises as fs, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { GoogleGenAI } from "@google/genai";
-import { OTHER_KEY, startTestEmulator, TEST_KEY, type TestEmulator } from "../../support/emulator";
+import type { GoogleGenAI } from "@google/genai";
+import { OTHER_KEY, startTestEmulator, TEST_KEY, type TestEmulator, officialClient } from "../../support/emulator";
 import { ownerOf } from "../../../emulator/service";
 
-const warn = console.warn;
 let dataDir: string;
 let emulator: TestEmulator;
 let ai: GoogleGenAI;
 const owner = ownerOf(TEST_KEY);
 
 beforeAll(async () => {
-  console.warn = () => {}; // the client's "experimental" notice
   delete process.env.GENV_CREDENTIALS_KEY; // this file tests the key file
   dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "genv-cred-"));
   emulator = await startTestEmulator({ dataDir });
-  ai = new GoogleGenAI({ apiKey: TEST_KEY, httpOptions: { baseUrl: emulator.url } });
+  ai = officialClient(emulator.url);
 });
 afterAll(async () => {
-  console.warn = warn;
   await emulator.close();
   await fs.rm(dataDir, { recursive: true, force: true });
 });
@@ -174,7 +171,7 @@ test("errors: duplicate 409, unknown 404, bad input 400 naming the field and nev
 
 test("delete answers {} and each key sees only its own credentials", async () => {
   await ai.credentials.create({ id: "mine", type: "bearer_token", token: "t" });
-  const other = new GoogleGenAI({ apiKey: OTHER_KEY, httpOptions: { baseUrl: emulator.url } });
+  const other = officialClient(emulator.url, OTHER_KEY);
   expect(await apiError(other.credentials.get("mine"))).toMatchObject({ status: 404 });
   expect((await other.credentials.list()).credentials ?? []).toEqual([]);
   // The same id under another key is another credential.
@@ -200,7 +197,7 @@ test("allowlist entries must reference an existing credential of the same key", 
   expect(error).toMatchObject({ status: 400, code: "INVALID_ARGUMENT" });
   expect(error.message).toMatch(/^network\.allowlist\[1\]\.credential: no credential "nope"/);
 
-  const other = new GoogleGenAI({ apiKey: OTHER_KEY, httpOptions: { baseUrl: emulator.url } });
+  const other = officialClient(emulator.url, OTHER_KEY);
   expect(await apiError(other.environments.create({ network: { allowlist: [{ domain: "x.com", credential: "cred-gh" }] } }, once))).toMatchObject({
     status: 400,
   });

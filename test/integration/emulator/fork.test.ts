@@ -2,20 +2,17 @@
  * `from_environment` through the official client: a fork copies its origin's current tree and is
  * independent afterwards.
  */
-import { GoogleGenAI } from "@google/genai";
-import { OTHER_KEY, startTestEmulator, TEST_KEY, type TestEmulator } from "../../support/emulator";
+import type { GoogleGenAI } from "@google/genai";
+import { OTHER_KEY, startTestEmulator, type TestEmulator, officialClient } from "../../support/emulator";
 
-const warn = console.warn;
 let emulator: TestEmulator;
 let ai: GoogleGenAI;
 
 beforeAll(async () => {
-  console.warn = () => {};
   emulator = await startTestEmulator();
-  ai = new GoogleGenAI({ apiKey: TEST_KEY, httpOptions: { baseUrl: emulator.url } });
+  ai = officialClient(emulator.url);
 });
 afterAll(async () => {
-  console.warn = warn;
   await emulator.close();
 });
 
@@ -67,7 +64,7 @@ test("from_environment with sources is 400; an unknown or foreign origin is 404"
     status: 404,
     message: "environment env_00000000000000000000 not found",
   });
-  const other = new GoogleGenAI({ apiKey: OTHER_KEY, httpOptions: { baseUrl: emulator.url } });
+  const other = officialClient(emulator.url, OTHER_KEY);
   expect(await failure(other.environments.create({ from_environment: origin.id }))).toMatchObject({ status: 404 });
   expect(await failure(ai.environments.create({ from_environment: "../etc" }))).toMatchObject({ status: 400, message: expect.stringContaining("from_environment:") });
 });

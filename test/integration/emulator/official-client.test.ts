@@ -2,20 +2,17 @@
  * The official client, unchanged, against the emulator: its whole create/get/list/files/download/
  * delete cycle, pointed at it only through httpOptions.baseUrl.
  */
-import { GoogleGenAI } from "@google/genai";
-import { startTestEmulator, TEST_KEY, type TestEmulator } from "../../support/emulator";
+import type { GoogleGenAI } from "@google/genai";
+import { startTestEmulator, type TestEmulator, officialClient } from "../../support/emulator";
 
 let emulator: TestEmulator;
 let ai: GoogleGenAI;
-const warn = console.warn;
 
 beforeAll(async () => {
   emulator = await startTestEmulator();
-  console.warn = () => {}; // the client's "experimental" notice
-  ai = new GoogleGenAI({ apiKey: TEST_KEY, httpOptions: { baseUrl: emulator.url } });
+  ai = officialClient(emulator.url);
 });
 afterAll(async () => {
-  console.warn = warn;
   await emulator.close();
 });
 

@@ -6,10 +6,9 @@ import { execFileSync } from "node:child_process";
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { GoogleGenAI } from "@google/genai";
-import { inline, startTestEmulator, TEST_KEY, type TestEmulator } from "../../support/emulator";
+import type { GoogleGenAI } from "@google/genai";
+import { inline, startTestEmulator, type TestEmulator, officialClient } from "../../support/emulator";
 
-const warn = console.warn;
 let emulator: TestEmulator;
 let bare: TestEmulator;
 let ai: GoogleGenAI;
@@ -42,7 +41,6 @@ async function makeRepo(name: string, files: Record<string, string>): Promise<st
 }
 
 beforeAll(async () => {
-  console.warn = () => {};
   work = await fs.mkdtemp(path.join(os.tmpdir(), "genv-sources-test-"));
   repo = await makeRepo("my-repo", { "README.md": "v1", "src/app.py": "print(1)", "src/alias.py": "symlink:app.py" });
   firstCommit = git(repo, "rev-parse", "HEAD");
@@ -58,10 +56,9 @@ beforeAll(async () => {
   await write(work, { "registry/skills/my-skill/SKILL.md": "# skill", "registry/skills/my-skill/scripts/run.sh": "echo", "registry/notes.txt": "x" });
   emulator = await startTestEmulator({ skillRegistryDir: path.join(work, "registry"), gitTimeoutMs: 20_000 });
   bare = await startTestEmulator();
-  ai = new GoogleGenAI({ apiKey: TEST_KEY, httpOptions: { baseUrl: emulator.url } });
+  ai = officialClient(emulator.url);
 });
 afterAll(async () => {
-  console.warn = warn;
   await emulator.close();
   await bare.close();
   await fs.rm(work, { recursive: true, force: true });

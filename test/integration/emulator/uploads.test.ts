@@ -6,23 +6,20 @@
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { ApiError, GoogleGenAI } from "@google/genai";
+import { ApiError, type GoogleGenAI } from "@google/genai";
 import * as tar from "tar";
-import { inline, OTHER_KEY, startTestEmulator, TEST_KEY, type TestEmulator } from "../../support/emulator";
+import { inline, OTHER_KEY, startTestEmulator, type TestEmulator, officialClient } from "../../support/emulator";
 
-const warn = console.warn;
 let emulator: TestEmulator;
 let ai: GoogleGenAI;
 let work: string;
 
 beforeAll(async () => {
-  console.warn = () => {}; // the client's "experimental" notice
   emulator = await startTestEmulator();
-  ai = new GoogleGenAI({ apiKey: TEST_KEY, httpOptions: { baseUrl: emulator.url } });
+  ai = officialClient(emulator.url);
   work = await fs.mkdtemp(path.join(os.tmpdir(), "genv-upload-test-"));
 });
 afterAll(async () => {
-  console.warn = warn;
   await emulator.close();
   await fs.rm(work, { recursive: true, force: true });
 });
@@ -181,7 +178,7 @@ test("bad start requests: unknown environment 404, bad path 400, expired-less ke
   const error = await ai.environments.files.upload({ environment: "env_nope", path: "a", file: new Uint8Array([1]) }).catch((e) => e);
   expect(error.status).toBe(404);
   const environment = await newEnvironment();
-  const other = new GoogleGenAI({ apiKey: OTHER_KEY, httpOptions: { baseUrl: emulator.url } });
+  const other = officialClient(emulator.url, OTHER_KEY);
   expect((await other.environments.files.upload({ environment, path: "a", file: new Uint8Array([1]) }).catch((e) => e)).status).toBe(404);
   const empty = await ai.environments.files.upload({ environment, path: "", file: new Uint8Array([1]) }).catch((e) => e);
   expect(empty.status).toBe(400);
