@@ -10,7 +10,9 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import * as tar from "tar";
 import { HttpError, invalidArgument } from "./errors";
-import { ensureDirectories, symlinkStaysInside, walk } from "./_confine";
+import { ConfineError, Directory, ensureDirectories, symlinkStaysInside, walk, withTree, type EntryKind, type Owner } from "../confine";
+import { toEntry, type TreeEntry } from "./trees";
+
 
 const ALLOWED = new Set(["File", "OldFile", "ContiguousFile", "Directory", "SymbolicLink", "Link"]);
 
@@ -36,9 +38,13 @@ export async function unpackArchive(archive: string, into: string): Promise<void
   } catch (error) {
     throw invalidArgument(`file: cannot unpack the archive (extract=true): ${(error as Error).message}`);
   }
-  for (const entry of await walk(into)) {
-    if (entry.kind === "link" && !(await symlinkStaysInside(into, entry.relative))) {
-      throw invalidArgument(`file: the archive is refused (extract=true): symlink "${entry.relative}" points outside the archive's tree`);
+  const links: string[] = [];
+  await withTree(into, async (staged) => {
+    for await (const entry of walk(staged)) if (entry.kind === "symlink") links.push(entry.relative);
+  });
+  for (const link of links) {
+    if (!(await symlinkStaysInside(into, link))) {
+      throw invalidArgument(`file: the archive is refused (extract=true): symlink "${link}" points outside the archive's tree`);
     }
   }
 }
@@ -74,43 +80,87 @@ function escapes(target: string, from: readonly string[]): boolean {
 const segmentsOf = (entryPath: string) => entryPath.split("/").filter((part) => part !== "" && part !== ".");
 
 /**
- * Moves the unpacked tree into `treeRoot/destSegments`. Conflicts are found before anything moves:
+ * Moves the unpacked tree into `tree/destSegments`. Conflicts are found before anything moves:
  * an existing file is 409 unless `overwrite`; a file against a directory (either way) is 400.
- * Returns the environment-relative paths of the regular files written.
+ * Every name is placed in the directory that holds it, held open from the tree's root without
+ * following a symlink, so a link the agent planted cannot redirect the merge.
+ * Returns the regular files written.
  */
 export async function mergeInto(
   unpacked: string,
-  treeRoot: string,
+  tree: Directory,
   destSegments: readonly string[],
   overwrite: boolean,
-): Promise<string[]> {
-  const entries = await walk(unpacked);
+  owner?: Owner,
+): Promise<TreeEntry[]> {
+  const entries: { relative: string; kind: EntryKind }[] = [];
+  await withTree(unpacked, async (staged) => {
+    for await (const entry of walk(staged)) entries.push({ relative: entry.relative, kind: entry.kind });
+  });
   const prefix = destSegments.join("/");
   const envPath = (relative: string) => (prefix ? `${prefix}/${relative}` : relative);
-  const base = await ensureDirectories(treeRoot, destSegments, "path");
-  for (const entry of entries) {
-    let existing;
-    try {
-      existing = await fs.lstat(path.join(base, entry.relative));
-    } catch {
-      continue;
+  const base = await ensureDirectories(tree, destSegments, owner).catch((error: unknown) => {
+    throw asHttpError(error, "path");
+  });
+  try {
+    for (const entry of entries) {
+      const existing = await lstatBeneath(base, entry.relative);
+      if (!existing) continue;
+      const isDir = existing.isDirectory();
+      if (entry.kind === "directory" && !isDir) throw invalidArgument(`path: "${envPath(entry.relative)}" is a file in the environment, the archive has a directory there`);
+      if (entry.kind !== "directory" && isDir) throw invalidArgument(`path: "${envPath(entry.relative)}" is a directory in the environment, the archive has a file there`);
+      if (entry.kind !== "directory" && !overwrite) {
+        throw new HttpError("ALREADY_EXISTS", `path: "${envPath(entry.relative)}" already exists; upload with overwrite: true to replace it`);
+      }
     }
-    const isDir = existing.isDirectory();
-    if (entry.kind === "dir" && !isDir) throw invalidArgument(`path: "${envPath(entry.relative)}" is a file in the environment, the archive has a directory there`);
-    if (entry.kind !== "dir" && isDir) throw invalidArgument(`path: "${envPath(entry.relative)}" is a directory in the environment, the archive has a file there`);
-    if (entry.kind !== "dir" && !overwrite) {
-      throw new HttpError("ALREADY_EXISTS", `path: "${envPath(entry.relative)}" already exists; upload with overwrite: true to replace it`);
+    const written: TreeEntry[] = [];
+    for (const entry of entries) {
+      const segments = entry.relative.split("/");
+      const name = segments.pop()!;
+      const parent = await ensureDirectories(base, segments, owner).catch((error: unknown) => {
+        throw asHttpError(error, "path");
+      });
+      try {
+        if (entry.kind === "directory") {
+          const created = await parent.ensureChild(name, owner).catch((error: unknown) => {
+            throw asHttpError(error, "path");
+          });
+          await created.close();
+        } else {
+          await fs.rename(path.join(unpacked, entry.relative), parent.at(name));
+          const stat = await parent.lstat(name);
+          if (entry.kind === "file" && stat) written.push(toEntry(envPath(entry.relative), stat));
+        }
+      } finally {
+        if (parent !== base) await parent.close();
+      }
     }
+    return written;
+  } finally {
+    if (base !== tree) await base.close();
   }
-  const written: string[] = [];
-  for (const entry of entries) {
-    const destination = path.join(base, entry.relative);
-    if (entry.kind === "dir") {
-      await fs.mkdir(destination, { recursive: true, mode: 0o755 });
-    } else {
-      await fs.rename(path.join(unpacked, entry.relative), destination);
-      if (entry.kind === "file") written.push(envPath(entry.relative));
+}
+
+/** lstat of `relative` under `directory` without following any symlink on the way; undefined when absent. */
+async function lstatBeneath(directory: Directory, relative: string) {
+  const segments = relative.split("/");
+  const name = segments.pop()!;
+  let current = directory;
+  try {
+    for (const segment of segments) {
+      const next = await current.child(segment).catch(() => undefined);
+      if (!next) return undefined; // absent, or not a directory: the pass over the parent said so
+      if (current !== directory) await current.close();
+      current = next;
     }
+    return await current.lstat(name);
+  } finally {
+    if (current !== directory) await current.close();
   }
-  return written;
+}
+
+/** A confinement refusal as the 400 that names the field. */
+export function asHttpError(error: unknown, field: string): unknown {
+  if (error instanceof ConfineError && error.code === "NOT_A_DIRECTORY") return invalidArgument(`${field}: ${error.message}`);
+  return error;
 }

@@ -4,7 +4,6 @@
  * inside an environment segment, `%` encoded by list but not by download) and frameworks decode or
  * normalise exactly the parts we must see as sent.
  */
-import { createReadStream } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { pipeline } from "node:stream/promises";
 import { HttpError, invalidArgument } from "./errors";
@@ -115,8 +114,14 @@ async function routeEnvironments(service: EnvironmentsService, context: RouteCon
   if (query.get("alt") === "media") {
     const file = await service.download(owner, id, segments);
     response.writeHead(200, { "Content-Type": file.mimeType, "Content-Length": file.sizeBytes });
+    if (file.sizeBytes === 0) {
+      await file.handle.close();
+      response.end();
+      return true;
+    }
     try {
-      await pipeline(createReadStream(file.absolute, { highWaterMark: DOWNLOAD_CHUNK_BYTES }), response);
+      // Only the bytes that Content-Length announced, should the agent append meanwhile.
+      await pipeline(file.handle.createReadStream({ highWaterMark: DOWNLOAD_CHUNK_BYTES, end: file.sizeBytes - 1 }), response);
     } catch (error) {
       // A client that hangs up mid-download is not the emulator's failure.
       if ((error as NodeJS.ErrnoException).code !== "ERR_STREAM_PREMATURE_CLOSE") throw error;

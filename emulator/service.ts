@@ -9,6 +9,8 @@
  * - Page tokens are opaque keyset positions: stable while environments or files are added and removed.
  */
 import { createHash, randomBytes } from "node:crypto";
+import { promises as fs, type promises } from "node:fs";
+import type { Directory } from "../confine";
 import { CreateEnvironmentRequest, type Environment, type EnvironmentFile, type Network } from "../sdk/schemas";
 import { describeIssues, validationIssues } from "../sdk/validation";
 import { invalidArgument, notFound } from "./errors";
@@ -117,34 +119,43 @@ export class EnvironmentsService {
 
   async files(owner: string, id: string, segments: readonly string[], query: FilesQuery): Promise<{ files: EnvironmentFile[]; next_page_token?: string }> {
     const row = this.accessed(owner, id);
-    const { absolute, relative, entry } = await this.trees.resolve(row.id, segments);
-    if (entry.type === "file") return { files: [toWireFile(entry)] };
-
-    const size = pageSizeOf(query.pageSize);
-    const kind = query.recursive ? "files-recursive" : "files";
-    let after: string | undefined;
-    if (query.pageToken) {
-      const token = decodeToken(query.pageToken, kind);
-      if (token.env !== row.id || token.dir !== relative || typeof token.after !== "string") {
-        throw invalidArgument("page_token: belongs to another listing; pass the same environment, path and recursive flag");
+    return this.trees.at(row.id, segments, async (target) => {
+      if (target.kind === "file") return { files: [toWireFile(target.entry)] };
+      const relative = target.entry.path;
+      const size = pageSizeOf(query.pageSize);
+      const kind = query.recursive ? "files-recursive" : "files";
+      let after: string | undefined;
+      if (query.pageToken) {
+        const token = decodeToken(query.pageToken, kind);
+        if (token.env !== row.id || token.dir !== relative || typeof token.after !== "string") {
+          throw invalidArgument("page_token: belongs to another listing; pass the same environment, path and recursive flag");
+        }
+        after = token.after;
       }
-      after = token.after;
-    }
-    const all = query.recursive
-      ? await this.cachedRecursive(row, absolute, relative)
-      : await this.trees.listDirectory(absolute, relative);
-    const start = after === undefined ? 0 : firstAfter(all, after);
-    const page = all.slice(start, start + size);
-    const files = page.map(toWireFile);
-    if (start + size >= all.length) return { files };
-    return { files, next_page_token: encodeToken(kind, { env: row.id, dir: relative, after: page[page.length - 1].path }) };
+      const all = query.recursive
+        ? await this.cachedRecursive(row, target.directory, relative)
+        : await this.trees.listDirectory(target.directory, relative);
+      const start = after === undefined ? 0 : firstAfter(all, after);
+      const page = all.slice(start, start + size);
+      const files = page.map(toWireFile);
+      if (start + size >= all.length) return { files };
+      return { files, next_page_token: encodeToken(kind, { env: row.id, dir: relative, after: page[page.length - 1].path }) };
+    });
   }
 
-  async download(owner: string, id: string, segments: readonly string[]): Promise<{ absolute: string; sizeBytes: number; mimeType: string }> {
+  /**
+   * The file to send, open: the bytes come from the very file that was checked, whatever the agent
+   * renames meanwhile. The caller closes `handle`.
+   */
+  async download(owner: string, id: string, segments: readonly string[]): Promise<{ handle: promises.FileHandle; sizeBytes: number; mimeType: string }> {
     const row = this.accessed(owner, id);
-    const { absolute, entry } = await this.trees.resolve(row.id, segments);
-    assertIsFile(entry);
-    return { absolute, sizeBytes: entry.sizeBytes, mimeType: mimeTypeOf(entry.name) };
+    return this.trees.at(row.id, segments, async (target) => {
+      assertIsFile(target.entry);
+      if (target.kind !== "file") throw new Error("unreachable: a file entry without a handle");
+      // Reopened from its own descriptor, so that the handle outlives the resolution that owns `target.handle`.
+      const handle = await fs.open(`/proc/self/fd/${target.handle.fd}`, "r");
+      return { handle, sizeBytes: target.entry.sizeBytes, mimeType: mimeTypeOf(target.entry.name) };
+    });
   }
 
   /** After files changed in an environment's tree (uploads): recount, move `updated` and `last_accessed`. */
@@ -205,11 +216,11 @@ export class EnvironmentsService {
     return row;
   }
 
-  private async cachedRecursive(row: EnvironmentRow, absolute: string, relative: string): Promise<TreeEntry[]> {
+  private async cachedRecursive(row: EnvironmentRow, directory: Directory, relative: string): Promise<TreeEntry[]> {
     const key = `${row.id}\0${row.updated_ms}\0${relative}`;
     const cached = this.listingCache.get(key);
     if (cached) return cached;
-    const entries = await this.trees.listRecursive(absolute, relative);
+    const entries = await this.trees.listRecursive(directory, relative);
     this.listingCache.set(key, entries);
     while (this.listingCache.size > 16) this.listingCache.delete(this.listingCache.keys().next().value!);
     return entries;

@@ -2,11 +2,16 @@
  * Environment file trees on disk: `<data>/trees/<id>/` is the sandbox's `/`. A tree is built in
  * `<data>/tmp/` and renamed into place, so a half-built tree is never under `trees/`; whatever a
  * crash leaves in `tmp/` (or a tree without a database row) is removed by `sweep` at start-up.
+ *
+ * A committed tree is written by agent code in its sandbox while the emulator reads it from outside:
+ * every path into it goes through `confine/` (no symlink followed by the kernel, special files never
+ * opened for reading), never through a host path.
  */
-import { constants as fsConstants, promises as fs } from "node:fs";
+import { promises as fs, type Stats } from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import mime from "mime-types";
+import { chownTree, ConfineError, copyContents, countFiles, Directory, release, removeTree, resolve, walk, withTree, type Owner } from "../confine";
 import { HttpError, invalidArgument, notFound } from "./errors";
 
 export interface TreeStats {
@@ -46,7 +51,11 @@ export class TreeStore {
   readonly treesDir: string;
   readonly tmpDir: string;
 
-  constructor(dataDir: string) {
+  /**
+   * @param owner who the sandbox runs as on the host, when that is not the emulator's own user: the
+   *   files the emulator writes into a tree are given to it, so that the agent can change them.
+   */
+  constructor(dataDir: string, readonly owner?: Owner) {
     this.treesDir = path.join(dataDir, "trees");
     this.tmpDir = path.join(dataDir, "tmp");
   }
@@ -58,11 +67,9 @@ export class TreeStore {
 
   /** Removes build leftovers and trees whose creation never committed a row. */
   async sweep(committedIds: ReadonlySet<string>): Promise<void> {
-    for (const entry of await fs.readdir(this.tmpDir)) {
-      await fs.rm(path.join(this.tmpDir, entry), { recursive: true, force: true });
-    }
+    for (const entry of await fs.readdir(this.tmpDir)) await removeTree(path.join(this.tmpDir, entry));
     for (const entry of await fs.readdir(this.treesDir)) {
-      if (!committedIds.has(entry)) await fs.rm(path.join(this.treesDir, entry), { recursive: true, force: true });
+      if (!committedIds.has(entry)) await removeTree(path.join(this.treesDir, entry));
     }
   }
 
@@ -77,12 +84,14 @@ export class TreeStore {
     return dir;
   }
 
+  /** Hands the built tree to the sandbox's owner and moves it into place. */
   async commit(scratchDir: string, id: string): Promise<void> {
+    if (this.owner) await chownTree(scratchDir, this.owner);
     await fs.rename(scratchDir, this.treePath(id));
   }
 
   async discard(dir: string): Promise<void> {
-    await fs.rm(dir, { recursive: true, force: true });
+    await removeTree(dir);
   }
 
   /** Moves the tree out of `trees/` at once, then deletes it; a crash in between leaves only tmp garbage. */
@@ -94,97 +103,90 @@ export class TreeStore {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
       throw error;
     }
-    await fs.rm(trash, { recursive: true, force: true });
-  }
-
-  /** Copies a tree, sharing blocks (reflink) where the file system can. */
-  async copyInto(id: string, scratchDir: string): Promise<void> {
-    await fs.cp(this.treePath(id), scratchDir, {
-      recursive: true,
-      force: true,
-      errorOnExist: false,
-      verbatimSymlinks: true,
-      mode: fsConstants.COPYFILE_FICLONE,
-    });
-  }
-
-  async stats(dir: string): Promise<TreeStats> {
-    let fileCount = 0;
-    let sizeBytes = 0;
-    for await (const entry of walkFiles(dir, "")) {
-      fileCount += 1;
-      sizeBytes += entry.sizeBytes;
-    }
-    return { fileCount, sizeBytes };
+    await removeTree(trash);
   }
 
   /**
-   * Resolves a request path (already split and percent-decoded) inside environment `id`. Symlinks
-   * are followed only while they stay inside the tree: nothing outside it is ever read or listed.
+   * Copies a tree (blocks shared where the file system can reflink). Sockets, FIFOs and devices the
+   * agent made are left out: they are not files, and opening a FIFO would wait for a writer.
    */
-  async resolve(id: string, segments: readonly string[]): Promise<{ absolute: string; relative: string; entry: TreeEntry }> {
+  async copyInto(id: string, scratchDir: string): Promise<void> {
+    await withTree(this.treePath(id), (tree) => copyContents(tree, scratchDir));
+  }
+
+  async stats(dir: string): Promise<TreeStats> {
+    return withTree(dir, countFiles);
+  }
+
+  /**
+   * Runs `fn` on what a request path (already split and percent-decoded) names in environment `id`:
+   * a regular file or a directory. Symlinks are followed as the sandbox sees them (the tree is `/`),
+   * so nothing outside the tree is ever read or listed; a socket, FIFO or device is a 400.
+   */
+  async at<T>(id: string, segments: readonly string[], fn: (target: TreeTarget) => Promise<T>): Promise<T> {
     for (const segment of segments) {
       if (segment === "." || segment === ".." || segment.includes("\0") || segment.includes("/")) {
         throw invalidArgument(`path: segment ${JSON.stringify(segment)} is not allowed; give a path relative to the environment root`);
       }
     }
-    const root = this.treePath(id);
     const relative = segments.join("/");
     const display = relative === "" ? "/" : relative;
-    let realRoot: string;
-    let real: string;
+    let tree: Directory;
     try {
-      realRoot = await fs.realpath(root);
-      real = await fs.realpath(path.join(root, ...segments));
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP") throw notFound(`path "${display}" not found in environment ${id}`);
-      throw error;
-    }
-    if (real !== realRoot && !real.startsWith(realRoot + path.sep)) {
+      tree = await Directory.open(this.treePath(id));
+    } catch {
       throw notFound(`path "${display}" not found in environment ${id}`);
     }
-    const stat = await fs.stat(real);
-    return { absolute: real, relative, entry: toEntry(relative, stat) };
+    try {
+      const resolved = await resolve(tree, segments).catch((error: unknown) => {
+        throw asHttpError(error, id, display);
+      });
+      try {
+        const entry = toEntry(relative, resolved.stat);
+        return await fn(resolved.kind === "file" ? { kind: "file", entry, handle: resolved.handle } : { kind: "directory", entry, directory: resolved.directory });
+      } finally {
+        await release(resolved, tree);
+      }
+    } finally {
+      await tree.close();
+    }
   }
 
-  /** One level of a directory, sorted by name. */
-  async listDirectory(absolute: string, relative: string): Promise<TreeEntry[]> {
+  /** One level of a directory, sorted by name: its directories and regular files. */
+  async listDirectory(directory: Directory, relative: string): Promise<TreeEntry[]> {
     const entries: TreeEntry[] = [];
-    const names = (await fs.readdir(absolute)).sort();
-    for (const name of names) {
-      const stat = await fs.lstat(path.join(absolute, name));
-      const entryPath = relative ? `${relative}/${name}` : name;
-      if (stat.isDirectory() || stat.isFile()) entries.push(toEntry(entryPath, stat));
+    for (const dirent of await directory.entries()) {
+      const stat = await directory.lstat(dirent.name);
+      const entryPath = relative ? `${relative}/${dirent.name}` : dirent.name;
+      if (stat && (stat.isDirectory() || stat.isFile())) entries.push(toEntry(entryPath, stat));
     }
     return entries;
   }
 
   /** Every regular file under a directory, sorted by path. */
-  async listRecursive(absolute: string, relative: string): Promise<TreeEntry[]> {
+  async listRecursive(directory: Directory, relative: string): Promise<TreeEntry[]> {
     const entries: TreeEntry[] = [];
-    for await (const entry of walkFiles(absolute, relative)) entries.push(entry);
+    for await (const entry of walk(directory, { prefix: relative })) {
+      if (entry.kind === "file") entries.push(toEntry(entry.relative, entry.stat));
+    }
     return entries;
   }
 }
 
-/** Regular files only, depth first in name order (which is path order); symlinks are not followed. */
-async function* walkFiles(absolute: string, relative: string): AsyncGenerator<TreeEntry> {
-  const dirents = await fs.readdir(absolute, { withFileTypes: true });
-  dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const dirent of dirents) {
-    const childAbsolute = path.join(absolute, dirent.name);
-    const childRelative = relative ? `${relative}/${dirent.name}` : dirent.name;
-    if (dirent.isDirectory()) {
-      yield* walkFiles(childAbsolute, childRelative);
-    } else if (dirent.isFile()) {
-      const stat = await fs.lstat(childAbsolute);
-      yield toEntry(childRelative, stat);
-    }
+/** What a request path named: a file open for reading, or a directory held open. */
+export type TreeTarget =
+  | { kind: "file"; entry: TreeEntry; handle: fs.FileHandle }
+  | { kind: "directory"; entry: TreeEntry; directory: Directory };
+
+function asHttpError(error: unknown, id: string, display: string): unknown {
+  if (!(error instanceof ConfineError)) return error;
+  if (error.code === "SPECIAL_FILE" || error.code === "UNSTABLE") {
+    return new HttpError("FAILED_PRECONDITION", `path "${display}" in environment ${id}: ${error.message}`);
   }
+  return notFound(`path "${display}" not found in environment ${id}`);
 }
 
-function toEntry(relative: string, stat: import("node:fs").Stats): TreeEntry {
+export function toEntry(relative: string, stat: Stats): TreeEntry {
   return {
     path: relative,
     name: relative === "" ? "" : path.posix.basename(relative),

@@ -26,9 +26,9 @@ import type { EnvironmentFile } from "../sdk/schemas";
 import { HttpError, invalidArgument, notFound } from "./errors";
 import { decodeSegment, sendJson, type Route, type RouteContext } from "./http";
 import { toWireFile, type EnvironmentsService } from "./service";
-import type { TreeStore } from "./trees";
-import { ensureDirectories } from "./_confine";
-import { mergeInto, unpackArchive } from "./_extract";
+import { chownTree, Directory, ensureDirectories, removeTree, withTree } from "../confine";
+import { toEntry, type TreeEntry, type TreeStore } from "./trees";
+import { asHttpError, mergeInto, unpackArchive } from "./_extract";
 
 export interface UploadOptions {
   /** How long an upload session may take from its start. Default 1 hour. */
@@ -223,48 +223,55 @@ export class Uploads {
 
   private async finalize(session: Session): Promise<EnvironmentFile[]> {
     const row = this.writable(session.owner, session.environmentId);
-    const root = this.trees.treePath(row.id);
-    let written: string[];
+    const owner = this.trees.owner;
+    let written: TreeEntry[];
     if (session.extract) {
       const unpacked = `${session.staging}.d`;
       await fs.mkdir(unpacked);
       try {
         await unpackArchive(session.staging, unpacked);
         await this.checkLimits(row, unpacked);
-        written = await mergeInto(unpacked, root, session.segments, session.overwrite);
+        if (owner) await chownTree(unpacked, owner);
+        written = await withTree(this.trees.treePath(row.id), (tree) => mergeInto(unpacked, tree, session.segments, session.overwrite, owner));
       } finally {
-        await fs.rm(unpacked, { recursive: true, force: true });
+        await removeTree(unpacked);
       }
     } else {
-      written = [await this.placeFile(session, row, root)];
+      written = [await withTree(this.trees.treePath(row.id), (tree) => this.placeFile(session, row, tree))];
     }
     await this.service.filesChanged(row.id);
-    const files: EnvironmentFile[] = [];
-    for (const relative of written) files.push(toWireFile((await this.trees.resolve(row.id, relative.split("/"))).entry));
-    return files;
+    return written.map(toWireFile);
   }
 
-  private async placeFile(session: Session, row: { file_count: number; size_bytes: number }, root: string): Promise<string> {
+  /** Moves the staged file to its path in the tree: by name, in the directory that holds it (no path is resolved). */
+  private async placeFile(session: Session, row: { file_count: number; size_bytes: number }, tree: Directory): Promise<TreeEntry> {
     const relative = session.segments.join("/");
-    const parent = await ensureDirectories(root, session.segments.slice(0, -1), "path");
-    const destination = path.join(parent, session.segments[session.segments.length - 1]);
-    const existing = await fs.lstat(destination).catch(() => undefined);
-    if (existing?.isDirectory()) throw invalidArgument(`path: "${relative}" is a directory; give a file path, or extract: true to unpack an archive into it`);
-    if (existing && !session.overwrite) throw new HttpError("ALREADY_EXISTS", `path: "${relative}" already exists; upload with overwrite: true to replace it`);
-    const files = row.file_count + (existing ? 0 : 1);
-    const bytes = row.size_bytes + session.totalBytes - (existing?.isFile() ? existing.size : 0);
-    this.assertWithinLimits(files, bytes);
-    if (session.overwrite) {
-      await fs.rename(session.staging, destination); // atomically replaces a file (or a symlink, not its target)
-      return relative;
-    }
+    const name = session.segments[session.segments.length - 1];
+    const parent = await ensureDirectories(tree, session.segments.slice(0, -1), this.trees.owner).catch((error: unknown) => {
+      throw asHttpError(error, "path");
+    });
     try {
-      await fs.link(session.staging, destination); // fails if something appeared meanwhile: no clobbering
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "EEXIST") throw new HttpError("ALREADY_EXISTS", `path: "${relative}" already exists; upload with overwrite: true to replace it`);
-      throw error;
+      const existing = await parent.lstat(name);
+      if (existing?.isDirectory()) throw invalidArgument(`path: "${relative}" is a directory; give a file path, or extract: true to unpack an archive into it`);
+      if (existing && !session.overwrite) throw new HttpError("ALREADY_EXISTS", `path: "${relative}" already exists; upload with overwrite: true to replace it`);
+      const files = row.file_count + (existing ? 0 : 1);
+      const bytes = row.size_bytes + session.totalBytes - (existing?.isFile() ? existing.size : 0);
+      this.assertWithinLimits(files, bytes);
+      if (this.trees.owner) await fs.chown(session.staging, this.trees.owner.uid, this.trees.owner.gid);
+      if (session.overwrite) {
+        await fs.rename(session.staging, parent.at(name)); // atomically replaces a file (or a symlink, not its target)
+      } else {
+        try {
+          await fs.link(session.staging, parent.at(name)); // fails if something appeared meanwhile: no clobbering
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === "EEXIST") throw new HttpError("ALREADY_EXISTS", `path: "${relative}" already exists; upload with overwrite: true to replace it`);
+          throw error;
+        }
+      }
+      return toEntry(relative, await fs.stat(session.staging).catch(() => fs.lstat(parent.at(name))));
+    } finally {
+      if (parent !== tree) await parent.close();
     }
-    return relative;
   }
 
   private async checkLimits(row: { file_count: number; size_bytes: number }, unpacked: string): Promise<void> {

@@ -7,7 +7,8 @@
 import { constants as fsConstants, promises as fs } from "node:fs";
 import path from "node:path";
 import { invalidArgument } from "../errors";
-import { ensureDirectories, symlinkStaysInside, walk } from "../_confine";
+import { symlinkStaysInside, walk, withTree, type EntryKind } from "../../confine";
+import { ensureDirectories } from "./_build-dirs";
 
 /** Files and bytes written so far while building one environment. */
 export interface Budget {
@@ -33,9 +34,12 @@ export async function copyTree(
   field: string,
   skip: ReadonlySet<string> = new Set(),
 ): Promise<void> {
-  const entries = await walk(from, "", skip);
+  const entries: { relative: string; kind: EntryKind; sizeBytes: number }[] = [];
+  await withTree(from, async (directory) => {
+    for await (const entry of walk(directory, { skip })) entries.push({ relative: entry.relative, kind: entry.kind, sizeBytes: entry.stat.size });
+  });
   for (const entry of entries) {
-    if (entry.kind === "link" && !(await symlinkStaysInside(from, entry.relative))) {
+    if (entry.kind === "symlink" && !(await symlinkStaysInside(from, entry.relative))) {
       throw invalidArgument(`${field}: symlink "${entry.relative}" points outside the copied directory; such links are refused`);
     }
   }
@@ -44,9 +48,11 @@ export async function copyTree(
     const source = path.join(from, entry.relative);
     const destination = path.join(base, entry.relative);
     try {
-      if (entry.kind === "dir") {
+      if (entry.kind === "special") {
+        continue; // sockets, FIFOs and devices are not content
+      } else if (entry.kind === "directory") {
         await ensureDirectories(base, entry.relative.split("/"), `${field.replace(/\.source$/, "")}.target`);
-      } else if (entry.kind === "link") {
+      } else if (entry.kind === "symlink") {
         await fs.symlink(await fs.readlink(source), destination);
       } else {
         spend(budget, entry.sizeBytes);

@@ -29,7 +29,7 @@ import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Bucket, File, Storage } from "@google-cloud/storage";
 import { targetPathProblem, type Source } from "../../sdk/schemas";
-import { ensureDirectories } from "../_confine";
+import { ensureDirectories } from "./_build-dirs";
 import { HttpError, invalidArgument } from "../errors";
 import { spend, type Budget } from "./_copy";
 
