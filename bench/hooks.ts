@@ -12,6 +12,7 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { sandboxHooks } from "../emulator/sandbox-hooks";
+import { giveToSandbox } from "../emulator/sandbox";
 import { runHooks } from "../hooks/runtime";
 import { HooksConfig } from "../hooks/schema";
 import { EnvironmentsClient } from "../sdk/client";
@@ -40,6 +41,7 @@ export async function benchHooks(): Promise<Comparison[]> {
     await fs.writeFile(path.join(root, ".agents/hooks.json"), JSON.stringify(HOOKS));
     const script = path.join(root, ".agents/hooks-scripts/gate.py");
     await fs.writeFile(script, gate);
+    await giveToSandbox(root);
 
     const config = HooksConfig.parse(HOOKS);
     const options = sandboxHooks(root);

@@ -13,6 +13,7 @@ import { EnvironmentsService } from "./service";
 import { normaliseGcsEndpoint } from "./sources/gcs";
 import { EnvironmentStore } from "./store";
 import { toolsRoute } from "./tools-route";
+import { sandboxOwner } from "./sandbox";
 import { TreeStore } from "./trees";
 import { Uploads, uploadRoutes } from "./uploads";
 
@@ -113,7 +114,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
   await fs.mkdir(dataDir, { recursive: true });
 
   const store = new EnvironmentStore(options.inMemory ? ":memory:" : path.join(dataDir, "environments.sqlite"));
-  const trees = new TreeStore(dataDir);
+  const trees = new TreeStore(dataDir, sandboxOwner());
   await trees.init();
   await trees.sweep(store.allIds());
 

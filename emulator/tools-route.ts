@@ -22,7 +22,7 @@ import { executeWithHooks, type ToolCallResult } from "../hooks/runtime";
 import type { EgressProxy } from "./egress";
 import { HttpError } from "./errors";
 import { decodeSegment, sendJson, type Route, type RouteContext } from "./http";
-import { parseToolCall, runTool, SandboxError } from "./sandbox";
+import { existingReadOnly, parseToolCall, runTool, SandboxError } from "./sandbox";
 import { sandboxHooks } from "./sandbox-hooks";
 import type { EnvironmentsService } from "./service";
 import type { TreeStats, TreeStore } from "./trees";
@@ -99,9 +99,9 @@ export function toolsRoute(context: { service: EnvironmentsService; trees: TreeS
  * which would leave the content writable at its new place; no tool runs in such an environment.
  */
 async function assertReadOnlyInPlace(root: string, id: string, readOnly: readonly string[]): Promise<void> {
+  const inPlace = new Set(await existingReadOnly(root, readOnly));
   for (const relative of readOnly) {
-    const stat = await fs.lstat(path.join(root, relative)).catch(() => undefined);
-    if (!stat || stat.isSymbolicLink()) {
+    if (!inPlace.has(relative)) {
       throw new HttpError(
         "FAILED_PRECONDITION",
         `environment ${id}: the read-only content at /${relative} (a repository or skill source) was moved or removed; tools no longer run in it: create a new environment`,

@@ -65,11 +65,17 @@ export class TreeStore {
     await fs.mkdir(this.tmpDir, { recursive: true });
   }
 
-  /** Removes build leftovers and trees whose creation never committed a row. */
+  /**
+   * Removes build leftovers and trees whose creation never committed a row, and hands the sandbox's
+   * owner any tree that is not yet its own (a data directory from an emulator that ran the sandbox as
+   * root).
+   */
   async sweep(committedIds: ReadonlySet<string>): Promise<void> {
     for (const entry of await fs.readdir(this.tmpDir)) await removeTree(path.join(this.tmpDir, entry));
     for (const entry of await fs.readdir(this.treesDir)) {
-      if (!committedIds.has(entry)) await removeTree(path.join(this.treesDir, entry));
+      const tree = path.join(this.treesDir, entry);
+      if (!committedIds.has(entry)) await removeTree(tree);
+      else if (this.owner && (await fs.lstat(tree)).uid !== this.owner.uid) await chownTree(tree, this.owner);
     }
   }
 
@@ -103,7 +109,9 @@ export class TreeStore {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
       throw error;
     }
-    await removeTree(trash);
+    // A tool call still running in it may keep writing until its sandbox ends: what it leaves in the
+    // trash is removed at the next start (`sweep`), the environment is gone either way.
+    await removeTree(trash).catch(() => undefined);
   }
 
   /**

@@ -17,7 +17,7 @@ import * as path from "node:path";
 import type { Command } from "commander";
 import { z } from "zod";
 import { sandboxHooks } from "../../emulator/sandbox-hooks";
-import { parseToolCall } from "../../emulator/sandbox";
+import { giveToSandbox, parseToolCall } from "../../emulator/sandbox";
 import { HOOKS_FILE } from "../../hooks/_config-file";
 import { lintHooks } from "../../hooks/lint";
 import { discoverHooks, executeWithHooks, runHooks, type HooksVerdict } from "../../hooks/runtime";
@@ -81,6 +81,7 @@ export async function runHooksTest(args: HooksTestArgs): Promise<{ output: strin
     const root = mkdtempSync(path.join(os.tmpdir(), "genv-hooks-test-"));
     try {
       await buildTree(root, hooksText, args.scriptsDir);
+      await giveToSandbox(root);
       const verdict = await runCase(root, testCase, args.environmentId ?? "env_hooks_test");
       const name = testCase.name ?? `#${index + 1} ${testCase.tool_call.name}`;
       outcomes.push({ name, testCase, verdict, mismatch: mismatchOf(testCase, verdict, args.strict ?? false) });

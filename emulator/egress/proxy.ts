@@ -13,12 +13,14 @@
  * connection through an internal HTTPS server on a loopback TCP port, and it cannot tell which
  * environment a connection came from. node:http + node:tls + node-forge do all of it in one place.
  */
+import { execFile } from "node:child_process";
 import { promises as fs } from "node:fs";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import type { Duplex } from "node:stream";
+import { promisify } from "node:util";
 import tls from "node:tls";
 import type { Network } from "../../sdk/schemas";
 import { loadOrCreateCa, newKeyPair, signLeaf, type CertificateAuthority, type KeyPair } from "./_ca";
@@ -57,8 +59,8 @@ export interface EgressContext {
 export interface EgressAttachment {
   /** Host path of the environment's proxy socket (bound into the sandbox). */
   socketPath: string;
-  /** Host path of the environment's CA certificate (bound into the sandbox). */
-  caCertPath: string;
+  /** The environment's CA certificate (PEM), given to the sandbox as a file's content. */
+  caCertPem: string;
 }
 
 const IDLE_MS = 10 * 60 * 1000; // 10 min
@@ -67,6 +69,7 @@ interface EnvState {
   context: EgressContext;
   key: string;
   ca: CertificateAuthority;
+  caCertPem: string;
   leaves: Map<string, tls.SecureContext>;
   listener: net.Server;
   socketPath: string;
@@ -122,7 +125,7 @@ export class EgressProxy {
     }
     const state = await pending!;
     this.touch(state);
-    return { socketPath: state.socketPath, caCertPath: state.ca.certPath };
+    return { socketPath: state.socketPath, caCertPem: state.caCertPem };
   }
 
   /** POSTs a hook event under the environment's policy (see `hook-delivery.ts`). */
@@ -159,10 +162,10 @@ export class EgressProxy {
 
   private async open(context: EgressContext, key: string): Promise<EnvState> {
     const ca = await loadOrCreateCa(this.caDir(context.envId), `genv egress CA for ${context.envId}`);
-    // Unix socket paths are limited to 108 bytes: keep them short, in a private temp directory.
-    this.socketDir ??= fs.mkdtemp(path.join(os.tmpdir(), "genv-egress-"));
+    this.socketDir ??= socketDirectory();
     const socketPath = path.join(await this.socketDir, `${++this.counter}.sock`);
-    const state: EnvState = { context, key, ca, leaves: new Map(), socketPath, listener: net.createServer() };
+    const caCertPem = await fs.readFile(ca.certPath, "utf8");
+    const state: EnvState = { context, key, ca, caCertPem, leaves: new Map(), socketPath, listener: net.createServer() };
     state.listener.on("connection", (socket) => {
       this.track(socket);
       this.owners.set(socket, state);
@@ -173,6 +176,8 @@ export class EgressProxy {
       state.listener.once("error", reject);
       state.listener.listen(socketPath, () => resolve());
     });
+    // The sandbox connects as its own host user (sandbox/_identity.ts).
+    await fs.chmod(socketPath, 0o666);
     this.current.set(context.envId, state);
     return state;
   }
@@ -300,4 +305,35 @@ function rawRefuse(socket: Duplex, status: number, message: string): void {
     `HTTP/1.1 ${status} ${reason}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
       `x-genv-egress: refused\r\nconnection: close\r\n\r\n${body}`,
   );
+}
+
+/** Where the sockets of sandboxes started as root live (see `socketDirectory`). */
+const NEUTRAL_SOCKET_BASE = "/run/genv-sandbox/sockets";
+
+/**
+ * A directory for this proxy's sockets; short paths, as Unix socket paths are limited to 108 bytes.
+ *
+ * A bind mount shows its source's path in the sandbox's `/proc/self/mountinfo`, as a path inside the
+ * file system that holds it. As root, the sockets therefore live in a tmpfs of their own (mounted once
+ * at `/run/genv-sandbox/sockets`), where that path is `/<random>/<n>.sock` and says nothing of the
+ * host; the directories are traversable (0711), not listable, so that the sandbox's own host user
+ * (sandbox/_identity.ts) reaches its socket by a name nobody else can guess. Otherwise a private
+ * temporary directory, as the sandbox then runs as the emulator's own user.
+ */
+async function socketDirectory(): Promise<string> {
+  if (process.getuid?.() === 0) {
+    try {
+      await fs.mkdir(NEUTRAL_SOCKET_BASE, { recursive: true, mode: 0o711 });
+      const [base, parent] = await Promise.all([fs.stat(NEUTRAL_SOCKET_BASE), fs.stat(path.dirname(NEUTRAL_SOCKET_BASE))]);
+      if (base.dev === parent.dev) {
+        await promisify(execFile)("mount", ["-t", "tmpfs", "-o", "mode=0711,size=4m,nosuid,nodev,noexec", "genv-egress-sockets", NEUTRAL_SOCKET_BASE]);
+      }
+      const dir = await fs.mkdtemp(path.join(NEUTRAL_SOCKET_BASE, "e"));
+      await fs.chmod(dir, 0o711);
+      return dir;
+    } catch {
+      // no /run, or no mount: the temporary directory below (its path then shows in the sandbox)
+    }
+  }
+  return fs.mkdtemp(path.join(os.tmpdir(), "genv-egress-"));
 }

@@ -24,8 +24,10 @@ export interface SandboxEgress extends EgressContext {
 
 /** What `runInSandbox` adds for egress. */
 export interface SandboxEgressSetup {
-  /** bwrap binds into the generated `/etc` (before it is remounted read-only). */
-  etcArgs: string[];
+  /** The proxy's socket on the host, bound at `SANDBOX_SOCKET_PATH`. */
+  socketPath: string;
+  /** The CA certificate's content, written at `SANDBOX_CA_PATH`. */
+  caCertPem: string;
   /** Variables for the sandbox's environment. */
   env: Record<string, string>;
   /** The command wrapped so that the forwarder listens before it starts. */
@@ -53,7 +55,8 @@ export async function prepareSandboxEgress(egress: SandboxEgress): Promise<Sandb
   if (!existsSync(SOCAT)) throw new SandboxUnavailableError("socat is not installed (the sandbox's egress forwarder): apt-get install socat");
   const ca = SANDBOX_CA_PATH;
   return {
-    etcArgs: ["--ro-bind", attachment.socketPath, SANDBOX_SOCKET_PATH, "--ro-bind", attachment.caCertPath, ca],
+    socketPath: attachment.socketPath,
+    caCertPem: attachment.caCertPem,
     env: {
       HTTP_PROXY: SANDBOX_PROXY_URL,
       HTTPS_PROXY: SANDBOX_PROXY_URL,

@@ -10,7 +10,7 @@
  * emulator's own uid is the sandbox's: it has nothing more to lend.
  */
 import { readFileSync } from "node:fs";
-import type { Owner } from "../../confine";
+import { chownTree, type Owner } from "../../confine";
 import { SandboxUnavailableError } from "./errors";
 
 export const DEFAULT_SANDBOX_ID = 1_000_000_000;
@@ -58,4 +58,13 @@ function passwdEntryOf(uid: number): string | undefined {
     // no /etc/passwd: nothing to collide with
   }
   return undefined;
+}
+
+/**
+ * Gives a tree that the emulator built by itself (a test's, `genv hooks test`'s) to the sandbox's
+ * host user, so that the agent can change its files; nothing to do when that user is the emulator's.
+ */
+export async function giveToSandbox(root: string): Promise<void> {
+  const owner = sandboxOwner();
+  if (owner) await chownTree(root, owner);
 }

@@ -10,6 +10,7 @@
  */
 import { promises as fs, existsSync } from "node:fs";
 import * as path from "node:path";
+import { release, resolve, withTree } from "../../confine";
 import { ReservedPathError } from "./errors";
 
 /** Host directories of the merged-/usr layout bound read-only at the same place (when present). */
@@ -28,44 +29,63 @@ const PASSWD = `agent:x:${SANDBOX_UID}:${SANDBOX_UID}:agent:/tmp:/bin/bash\nnobo
 const GROUP = `agent:x:${SANDBOX_UID}:\nnogroup:x:65534:\n`;
 const HOSTS = "127.0.0.1\tlocalhost sandbox\n::1\tlocalhost\n";
 
-/** Files given to bwrap on extra file descriptors (3, 4, …) and bound read-only into `/etc`. */
-export const ETC_DATA: ReadonlyArray<{ target: string; content: string }> = [
+/** Files of the generated `/etc`, written from their content (bwrap reads each from a descriptor). */
+export const ETC_DATA: ReadonlyArray<EtcFile> = [
   { target: "/etc/passwd", content: PASSWD },
   { target: "/etc/group", content: GROUP },
   { target: "/etc/hosts", content: HOSTS },
 ];
 
-/**
- * bwrap arguments for the layout; `root` is the environment tree on the host. `etcArgs` are binds
- * into the generated `/etc` before it turns read-only (the egress proxy's socket and CA).
- */
-export function mountArgs(root: string, tmpBytes: number, etcArgs: readonly string[] = [], readOnly: readonly string[] = []): string[] {
-  const args = ["--bind", root, "/"];
-  for (const relative of readOnly) args.push("--ro-bind", path.join(root, relative), `/${relative}`);
+export interface EtcFile {
+  target: string;
+  content: string;
+}
+
+export interface Layout {
+  /** Where bwrap finds the tree: the tree itself, or the neutral view of it (`_host-view.ts`). */
+  treeSource: string;
+  tmpBytes: number;
+  /** Tree-relative paths bound read-only over the read-write tree (checked: real, not symlinks). */
+  readOnly: readonly string[];
+  /** Files of `/etc` from content, read by bwrap from descriptors `3`, `4`, … in this order. */
+  etcFiles: readonly EtcFile[];
+  /** The egress proxy's socket, bound at `/etc/genv-egress/proxy.sock`. */
+  socket?: { source: string; target: string };
+}
+
+/** bwrap arguments for the layout. */
+export function mountArgs(layout: Layout): string[] {
+  const args = ["--bind", layout.treeSource, "/"];
+  for (const relative of layout.readOnly) args.push("--ro-bind", path.join(layout.treeSource, relative), `/${relative}`);
   for (const dir of SYSTEM_DIRS) if (existsSync(`/${dir}`)) args.push("--ro-bind", `/${dir}`, `/${dir}`);
-  args.push("--proc", "/proc", "--dev", "/dev", "--size", String(tmpBytes), "--perms", "1777", "--tmpfs", "/tmp");
+  args.push("--proc", "/proc", "--dev", "/dev", "--size", String(layout.tmpBytes), "--perms", "1777", "--tmpfs", "/tmp");
   // A minimal /etc: generated passwd/group/hosts, the loader cache and the alternatives symlinks
   // (e.g. /usr/bin/awk → /etc/alternatives/awk). Nothing else of the host's /etc.
   args.push("--perms", "0755", "--tmpfs", "/etc");
-  ETC_DATA.forEach((file, i) => args.push("--ro-bind-data", String(3 + i), file.target));
+  layout.etcFiles.forEach((file, i) => args.push("--ro-bind-data", String(3 + i), file.target));
   for (const hostFile of ["/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime"]) {
     if (existsSync(hostFile)) args.push("--ro-bind", hostFile, hostFile);
   }
-  args.push(...etcArgs, "--remount-ro", "/etc");
+  if (layout.socket) args.push("--ro-bind", layout.socket.source, layout.socket.target);
+  args.push("--remount-ro", "/etc");
   return args;
 }
 
 /**
- * The read-only paths that exist in the tree as real files or directories. A symlink is left out:
- * bwrap would follow it while binding, possibly out of the tree.
+ * The read-only paths that exist in the tree as real files or directories, reached without a
+ * symlink on the way: bwrap would follow one while binding, possibly out of the tree.
  */
 export async function existingReadOnly(root: string, readOnly: readonly string[]): Promise<string[]> {
   const existing: string[] = [];
-  for (const relative of readOnly) {
-    if (relative === "" || relative.split("/").some((segment) => segment === ".." || segment === "." || segment === "")) continue;
-    const stat = await fs.lstat(path.join(root, relative)).catch(() => undefined);
-    if (stat && (stat.isDirectory() || stat.isFile())) existing.push(relative);
-  }
+  await withTree(root, async (tree) => {
+    for (const relative of readOnly) {
+      if (relative === "" || relative.split("/").some((segment) => segment === ".." || segment === "." || segment === "")) continue;
+      const resolved = await resolve(tree, relative.split("/"), { followSymlinks: false }).catch(() => undefined);
+      if (!resolved) continue;
+      await release(resolved, tree);
+      existing.push(relative);
+    }
+  });
   return existing;
 }
 

@@ -16,7 +16,9 @@ import type { Readable, Writable } from "node:stream";
 import { createPidsCgroup } from "./_cgroup";
 import { ETC_DATA, SANDBOX_UID, checkReserved, existingReadOnly, mountArgs, removeMountPoints, serialised } from "./_mounts";
 import { SandboxError, SandboxUnavailableError } from "./errors";
-import { prepareSandboxEgress, type SandboxEgress } from "../egress/sandbox";
+import { prepareSandboxEgress, SANDBOX_CA_PATH, SANDBOX_SOCKET_PATH, type SandboxEgress, type SandboxEgressSetup } from "../egress/sandbox";
+import { prepareHostView, type HostView } from "./_host-view";
+import { sandboxOwner } from "./_identity";
 
 /** Resource limits of one call. Every limit applies to the whole call unless it says per process. */
 export interface SandboxLimits {
@@ -129,19 +131,42 @@ export async function runInSandbox(options: RunInSandboxOptions): Promise<Sandbo
 }
 
 async function runOnce(bwrap: string, root: string, options: RunInSandboxOptions): Promise<SandboxResult> {
-  const limits = { ...DEFAULT_LIMITS, ...options.limits };
-  const cwd = options.cwd ?? ((await fs.lstat(path.join(root, "workspace")).catch(() => undefined))?.isDirectory() ? "/workspace" : "/");
   const egress = options.egress ? await prepareSandboxEgress(options.egress) : undefined;
   const env = { ...BASE_ENV, ...options.env, ...egress?.env };
   const argv = egress ? egress.wrap(options.argv) : options.argv;
-  const statusFd = 3 + ETC_DATA.length;
+  const owner = sandboxOwner();
+  const view = owner ? await prepareHostView(root, owner) : undefined;
+  try {
+    return await runPrepared(bwrap, root, options, { argv, env, egress, view });
+  } finally {
+    await view?.dispose();
+  }
+}
+
+async function runPrepared(
+  bwrap: string,
+  root: string,
+  options: RunInSandboxOptions,
+  { argv, env, egress, view }: { argv: readonly string[]; env: Record<string, string>; egress?: SandboxEgressSetup; view?: HostView },
+): Promise<SandboxResult> {
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const cwd = options.cwd ?? ((await fs.lstat(path.join(root, "workspace")).catch(() => undefined))?.isDirectory() ? "/workspace" : "/");
+  const etcFiles = egress ? [...ETC_DATA, { target: SANDBOX_CA_PATH, content: egress.caCertPem }] : ETC_DATA;
+  const statusFd = 3 + etcFiles.length;
+  const layout = {
+    treeSource: view?.treeSource ?? root,
+    tmpBytes: limits.tmpBytes,
+    readOnly: await existingReadOnly(root, options.readOnly ?? []),
+    etcFiles,
+    socket: egress ? { source: egress.socketPath, target: SANDBOX_SOCKET_PATH } : undefined,
+  };
 
   const bwrapArgs = [
     "--unshare-all", "--unshare-user", "--die-with-parent", "--new-session",
     "--uid", String(SANDBOX_UID), "--gid", String(SANDBOX_UID), "--hostname", "sandbox",
     "--cap-drop", "ALL", "--clearenv",
     ...Object.entries(env).flatMap(([key, value]) => ["--setenv", key, value]),
-    ...mountArgs(root, limits.tmpBytes, egress?.etcArgs, await existingReadOnly(root, options.readOnly ?? [])),
+    ...mountArgs(layout),
     "--chdir", cwd, "--json-status-fd", String(statusFd),
   ];
   // Options travel on a descriptor (`--args`), so the sandbox's pid 1 shows `bwrap --args N -- cmd`
@@ -151,15 +176,19 @@ async function runOnce(bwrap: string, root: string, options: RunInSandboxOptions
   const cgroup = await createPidsCgroup(limits.maxProcesses + 2);
   const bwrapArgv = [bwrap, "--args", String(argsFd), "--", ...argv];
   // One wrapper shell joins the cgroup, sets the rlimits with builtins (no `prlimit` exec: ≈ 0.6 ms)
-  // and execs bwrap, so bwrap, everything in the sandbox and every fork inherit both.
-  const ulimits = ulimitShell(limits);
+  // and execs bwrap (as root: the host view first), so bwrap, everything in the sandbox and every
+  // fork inherit both.
+  // RLIMIT_NPROC counts every process of the host uid, so with a shared sandbox uid it would bound all
+  // calls together: it is the fallback where no pids cgroup binds, and left as inherited where one does.
+  const nproc = cgroup ? undefined : limits.maxProcesses;
+  const ulimits = ulimitShell(limits, nproc);
   const prefix = [cgroup?.joinShell, ulimits].filter((part): part is string => part !== undefined);
-  const inner = ulimits ? bwrapArgv : ["/usr/bin/prlimit", ...prlimitArgs(limits), "--", ...bwrapArgv];
+  const inner = [...(view?.prefix ?? []), ...(ulimits ? bwrapArgv : ["/usr/bin/prlimit", ...prlimitArgs(limits, nproc), "--", ...bwrapArgv])];
   const [command, ...args] = prefix.length > 0 ? [SHELL, "-c", `${prefix.join(" && ")} && exec "$@"`, cgroup?.dir ?? "genv-sandbox", ...inner] : inner;
 
   const started = performance.now();
   const child = spawn(command, args, {
-    stdio: ["pipe", "pipe", "pipe", ...ETC_DATA.map(() => "pipe" as const), "pipe", "pipe"],
+    stdio: ["pipe", "pipe", "pipe", ...etcFiles.map(() => "pipe" as const), "pipe", "pipe"],
     detached: true, // own process group, so a kill reaches the wrapper/bwrap whatever they became
     env: {},
   });
@@ -171,7 +200,7 @@ async function runOnce(bwrap: string, root: string, options: RunInSandboxOptions
     }
   };
 
-  ETC_DATA.forEach((file, i) => feed(child.stdio[3 + i] as Writable, file.content));
+  etcFiles.forEach((file, i) => feed(child.stdio[3 + i] as Writable, file.content));
   feed(child.stdio[argsFd] as Writable, bwrapArgs.map((arg) => `${arg}\0`).join(""));
   feed(child.stdin, options.stdin ?? "");
 
@@ -238,10 +267,10 @@ const SHELL = "/bin/sh";
 let dash: boolean | undefined;
 
 /** rlimits as util-linux `prlimit` options (soft:hard where they differ). */
-function prlimitArgs(limits: SandboxLimits): string[] {
+function prlimitArgs(limits: SandboxLimits, nproc: number | undefined): string[] {
   return [
     `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`, `--as=${limits.memoryBytes}`,
-    `--nproc=${limits.maxProcesses}`, `--fsize=${limits.maxFileBytes}`, `--nofile=${limits.maxOpenFiles}`, "--core=0",
+    ...(nproc === undefined ? [] : [`--nproc=${nproc}`]), `--fsize=${limits.maxFileBytes}`, `--nofile=${limits.maxOpenFiles}`, "--core=0",
   ];
 }
 
@@ -249,7 +278,7 @@ function prlimitArgs(limits: SandboxLimits): string[] {
  * The same rlimits as dash `ulimit` builtins, or undefined when they can't be said exactly (`/bin/sh`
  * is not dash, or a byte limit is not a whole number of its units: KiB for `-v`, 512 bytes for `-f`).
  */
-function ulimitShell(limits: SandboxLimits): string | undefined {
+function ulimitShell(limits: SandboxLimits, nproc: number | undefined): string | undefined {
   dash ??= (() => {
     try {
       return path.basename(realpathSync(SHELL)) === "dash";
@@ -263,7 +292,7 @@ function ulimitShell(limits: SandboxLimits): string | undefined {
   return [
     // soft first: lowering the hard limit below an unlimited soft one would fail
     `ulimit -St ${limits.cpuSeconds}`, `ulimit -Ht ${limits.cpuSeconds + 1}`, `ulimit -v ${limits.memoryBytes / 1024}`,
-    `ulimit -p ${limits.maxProcesses}`, `ulimit -f ${limits.maxFileBytes / 512}`, `ulimit -n ${limits.maxOpenFiles}`, "ulimit -c 0",
+    ...(nproc === undefined ? [] : [`ulimit -p ${nproc}`]), `ulimit -f ${limits.maxFileBytes / 512}`, `ulimit -n ${limits.maxOpenFiles}`, "ulimit -c 0",
   ].join(" && ");
 }
 

@@ -4,8 +4,9 @@ export type { RunInSandboxOptions, SandboxLimits, SandboxResult } from "./bwrap"
 export type { SandboxEgress } from "../egress/sandbox";
 export { runCommandHook } from "./command-hook";
 export type { CommandHookOptions } from "./command-hook";
-export { RESERVED_TOP_LEVEL } from "./_mounts";
+export { RESERVED_TOP_LEVEL, existingReadOnly } from "./_mounts";
 export { pidsCgroupAvailable } from "./_cgroup";
+export { giveToSandbox, sandboxOwner } from "./_identity";
 export {
   InvalidToolArgsError,
   ReservedPathError,

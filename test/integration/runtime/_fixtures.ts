@@ -6,6 +6,7 @@ import { sandboxHooks } from "../../../emulator/sandbox-hooks";
 import { executeWithHooks, type ToolCall, type ToolCallResult } from "../../../hooks/runtime";
 import { runTool } from "../../../emulator/sandbox";
 import type { HooksConfigInput } from "../../../hooks/schema";
+import { giveToSandboxSync } from "../../support/sandbox-owner";
 
 export const REPO = path.resolve(__dirname, "../../..");
 export const SECURITY_GATE = path.join(REPO, "examples/security-gate/hooks-scripts/gate.py");
@@ -23,6 +24,7 @@ export function hooksTree(hooks: HooksConfigInput | string | undefined, files: R
     mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
     writeFileSync(path.join(root, rel), content);
   }
+  giveToSandboxSync(root);
   return root;
 }
 

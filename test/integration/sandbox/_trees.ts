@@ -2,6 +2,7 @@
 import { mkdtempSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { giveToSandboxSync } from "../../support/sandbox-owner";
 
 const made: string[] = [];
 
@@ -13,6 +14,7 @@ export function makeTree(files: Record<string, string> = {}): string {
     mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
     writeFileSync(path.join(root, rel), content);
   }
+  giveToSandboxSync(root);
   return root;
 }
 

@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from "node:fs";
 import * as path from "node:path";
+import { sandboxOwner } from "../../../emulator/sandbox";
 import { InvalidToolArgsError, UnknownToolError, runTool } from "../../../emulator/sandbox";
 import { listTree, makeTree } from "./_trees";
 
@@ -9,8 +10,8 @@ describe("the six container tools", () => {
     const result = await runTool("write_to_file", { path: "/workspace/src/app.py", content: "print('hi')\n" }, { root });
     expect(result).toEqual({ output: "Wrote 12 bytes to /workspace/src/app.py", failed: false });
     expect(readFileSync(path.join(root, "workspace/src/app.py"), "utf8")).toBe("print('hi')\n");
-    // Owned by the emulator's own uid, so it can read and delete it later.
-    expect(statSync(path.join(root, "workspace/src/app.py")).uid).toBe(process.getuid!());
+    // Owned by the sandbox's host user: the emulator's own uid, or as root one that owns nothing else.
+    expect(statSync(path.join(root, "workspace/src/app.py")).uid).toBe(sandboxOwner()?.uid ?? process.getuid!());
   });
 
   test("view_file returns the content; relative paths are relative to the sandbox's /", async () => {

@@ -1,0 +1,80 @@
+/**
+ * What the sandbox is shown of the host when the emulator runs as root: the tree from a neutral
+ * path, and bwrap started as the sandbox's own host user (`_identity.ts`).
+ *
+ * A bind mount shows its source's path in `/proc/self/mountinfo` (the path inside its file system),
+ * which would give away the data directory and the environment id. (The egress socket lives in a
+ * tmpfs of its own for the same reason: `emulator/egress/proxy.ts`, `socketDirectory`. An overlay
+ * cannot serve it: a connect through an overlay does not reach the listener.)
+ * An overlay is a file system of its own: its root shows as `/`, and its options show the layer
+ * paths exactly as given — relative ones here (`upperdir=.`, `lowerdir=../.genv-overlay-…/lower`),
+ * resolved from the directory the mount is made in. So, per call, as root:
+ *
+ *   unshare --mount --propagation private   (a mount namespace of its own, gone with the call)
+ *     cd <tree> && mount -t overlay -o lowerdir=<empty>,upperdir=.,workdir=<work> <base>/tree
+ *     exec setpriv --reuid=<uid> --regid=<gid> --clear-groups -- bwrap …
+ *
+ * bwrap, unprivileged, binds `<base>/tree` at `/`; the agent's writes go straight to the tree (the
+ * upper layer; the lower one is empty, so nothing is ever copied up). `<base>` is a root-owned
+ * directory any user can traverse, its mounts private to each call's namespace, so calls in parallel
+ * share it.
+ */
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import { removeTree, type Owner } from "../../confine";
+import { SandboxUnavailableError } from "./errors";
+
+const UNSHARE = "/usr/bin/unshare";
+const SETPRIV = "/usr/bin/setpriv";
+
+const STAGE = 'cd "$1" && mount -t overlay genv-tree -o "lowerdir=$2,upperdir=.,workdir=$3" "$4" && shift 4 && exec "$@"';
+
+export interface HostView {
+  /** Arguments that go before bwrap's (or prlimit's) argv: the mounts, then the switch of user. */
+  prefix: string[];
+  /** Where bwrap finds the tree. */
+  treeSource: string;
+  /** Removes the call's overlay work directory. */
+  dispose(): Promise<void>;
+}
+
+let base: Promise<string> | undefined;
+
+/** The privileged set-up of one call over `root`. */
+export async function prepareHostView(root: string, owner: Owner): Promise<HostView> {
+  const mountBase = await (base ??= mountBaseDirectory());
+  // Beside the tree, on its file system (an overlay's work directory must share the upper one's).
+  const scratch = path.join(path.dirname(root), `.genv-overlay-${randomBytes(6).toString("hex")}`);
+  await fs.mkdir(scratch, { mode: 0o700 });
+  await fs.mkdir(path.join(scratch, "lower"));
+  await fs.mkdir(path.join(scratch, "work"));
+  const relative = (to: string, from: string) => path.relative(from, to) || ".";
+  return {
+    prefix: [
+      UNSHARE, "--mount", "--propagation", "private", "--", "/bin/sh", "-c", STAGE, "genv-host-view",
+      root, relative(path.join(scratch, "lower"), root), relative(path.join(scratch, "work"), root), path.join(mountBase, "tree"),
+      SETPRIV, `--reuid=${owner.uid}`, `--regid=${owner.gid}`, "--clear-groups", "--inh-caps=-all", "--",
+    ],
+    treeSource: path.join(mountBase, "tree"),
+    dispose: () => removeTree(scratch),
+  };
+}
+
+/**
+ * A directory that only root can change and anyone can traverse, with the mount point. Under
+ * `/run` where there is one; the temporary directory otherwise, after checking nobody else made it.
+ */
+async function mountBaseDirectory(): Promise<string> {
+  for (const candidate of ["/run/genv-sandbox", path.join(os.tmpdir(), "genv-sandbox-root")]) {
+    try {
+      await fs.mkdir(path.join(candidate, "tree"), { recursive: true, mode: 0o755 });
+      const stat = await fs.lstat(candidate);
+      if (stat.isDirectory() && stat.uid === 0 && (stat.mode & 0o022) === 0) return candidate;
+    } catch {
+      // not here
+    }
+  }
+  throw new SandboxUnavailableError("no root-owned directory for the sandbox's mount points: create /run/genv-sandbox (mode 0755, owned by root)");
+}
