@@ -8,12 +8,13 @@
  * The structural check runs on the schema; the policy checks walk the raw JSON defensively, so that a
  * structural error in one handler does not hide a glob or a secret elsewhere.
  */
+import { isIP } from "node:net";
 import type { z } from "zod";
 import type { Network } from "../sdk/schemas";
 import { closestTool } from "./_closest-tool";
 import { globSuggestion, topLevelAlternatives } from "./_glob";
 import { credentialInHeader } from "./_secrets";
-import { isLoopbackHost } from "./_url";
+import { addressRefusal } from "./egress-addresses";
 import { domainMatches, egressAllowed } from "./egress-match";
 import { isCatchAll, matchedTools, matcherError, SANDBOX_TOOLS } from "./matcher";
 import { HOOK_EVENTS, HooksConfig } from "./schema";
@@ -29,6 +30,7 @@ export const LINT_CODES = [
   "unknown-tool",
   "http-host-not-allowlisted",
   "loopback-url",
+  "blocked-address-url",
   "insecure-url",
   "secret-in-header",
   "inline-hooks-writable",
@@ -178,8 +180,9 @@ function lintHttp(handler: Record<string, unknown>, at: PropertyKey[], network: 
   const host = url?.hostname;
   if (url && host) {
     const path = jsonPointer([...at, "url"]);
-    if (isLoopbackHost(host)) {
-      findings.push({ severity: "error", code: "loopback-url", path, message: `${host} is a loopback address, which the egress proxy blocks: target an external endpoint on the network allowlist` });
+    const refused = refusedHost(host, path);
+    if (refused) {
+      findings.push(refused);
     } else {
       if (url.protocol === "http:") {
         findings.push({ severity: "warning", code: "insecure-url", path, message: `${url.origin} is plain http: the event (tool name and arguments) travels unencrypted; use https://` });
@@ -205,6 +208,28 @@ function lintHttp(handler: Record<string, unknown>, at: PropertyKey[], network: 
     });
   }
   return findings;
+}
+
+const REFUSED_FIX = "the egress proxy refuses it whatever the allowlist (only an operator's --egress-route reaches such an address): target a public endpoint on the network allowlist";
+
+/**
+ * The finding for a host the proxy refuses whatever the network policy: a loopback name, or an IP
+ * literal that is not globally reachable (`hooks/egress-addresses.ts`, the proxy's own policy). Names
+ * other than localhost resolve only at delivery, where the proxy checks them. Takes a WHATWG
+ * `URL.hostname`, whose IPv4 spellings are already canonical (`0x7f.1`, `2130706433` → `127.0.0.1`).
+ */
+function refusedHost(hostname: string, path: string): Finding | undefined {
+  const host = hostname.toLowerCase().replace(/\.$/, "");
+  if (host === "localhost" || host.endsWith(".localhost")) {
+    return { severity: "error", code: "loopback-url", path, message: `${hostname} is a loopback name (it resolves to 127.0.0.1 or ::1): ${REFUSED_FIX}` };
+  }
+  if (isIP(host.replace(/^\[(.*)\]$/, "$1")) === 0) return undefined;
+  const refusal = addressRefusal(host);
+  if (!refusal) return undefined;
+  if (refusal.reachesThisHost) {
+    return { severity: "error", code: "loopback-url", path, message: `${hostname} ${refusal.reason}, an address of this host itself: ${REFUSED_FIX}` };
+  }
+  return { severity: "error", code: "blocked-address-url", path, message: `${hostname} ${refusal.reason}: ${REFUSED_FIX}` };
 }
 
 /** Why `network` blocks `host`, or undefined when it lets it through. */

@@ -8,7 +8,7 @@ import https from "node:https";
 import { isIP, type LookupFunction } from "node:net";
 import { checkServerIdentity, rootCertificates, type PeerCertificate } from "node:tls";
 import type { Network } from "../../sdk/schemas";
-import { resolveChecked, type CheckedAddress } from "./_addresses";
+import { resolveChecked, type CheckedAddress } from "./_resolve";
 import { injectionFor, policyRefusal, type CredentialResolver } from "./policy";
 
 /** What every upstream request of one proxy shares. */

@@ -1,9 +1,9 @@
 /**
  * Delivering an HTTP hook (spec/HOOKS.md): POST the event JSON to the handler's `url` under the
  * environment's network policy, exactly as a request from its sandbox through the egress proxy would
- * go — the host must be allowed, loopback and private addresses are refused unless an operator route
- * (`--egress-route`) covers the host, and the allowlist's headers and credentials are injected on top
- * of the handler's own `headers`. The whole exchange (resolution included) must finish within the
+ * go — the host must be allowed, addresses that are not globally reachable are refused unless an
+ * operator route (`--egress-route`) covers the host, and the allowlist's headers and credentials are
+ * injected on top of the handler's own `headers`. The whole exchange (resolution included) must finish within the
  * handler's timeout.
  *
  * Never throws: a 2xx answer is `{status, body}`; anything else is `{failure}` (refused by policy,

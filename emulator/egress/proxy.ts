@@ -34,7 +34,7 @@ export interface EgressProxyOptions {
   /**
    * Operator overrides (`genv serve --egress-route HOST=URL`): traffic for HOST goes to URL, e.g.
    * `{"telemetry.example.com": "http://127.0.0.1:9000"}`. The allowlist still applies to HOST; the
-   * address check does not (the only way a sandbox reaches loopback).
+   * address check does not (the only way a sandbox reaches loopback or another non-global address).
    */
   routes?: Readonly<Record<string, string>>;
   /** Reveals a credential referenced by an allowlist entry; without it, credentials inject nothing. */

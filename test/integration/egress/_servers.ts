@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import http, { type IncomingHttpHeaders } from "node:http";
 import https from "node:https";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { EgressProxy, type EgressProxyOptions } from "../../../emulator/egress";
@@ -79,6 +79,24 @@ export function startProxy(options: Omit<EgressProxyOptions, "dataDir">): Egress
   const proxy = new EgressProxy({ dataDir: tempDir("genv-egress-data-"), ...options });
   closers.push(() => proxy.close());
   return proxy;
+}
+
+/**
+ * Until `restore()`, every outgoing TCP connection of this process fails at once instead of leaving
+ * the machine, and `attempts` records where it would have gone (`host:port`, `unix:path`): for tests that prove
+ * the proxy refuses an address before it connects — and that send nothing out should it not.
+ */
+export function refuseOutgoingConnections(): { attempts: string[]; restore: () => void } {
+  const attempts: string[] = [];
+  const spy = jest.spyOn(net.Socket.prototype, "connect").mockImplementation(function (this: net.Socket, ...args: unknown[]) {
+    // Node calls it with its normalised [options, callback]; a direct caller with (options) or (port, host).
+    const first = Array.isArray(args[0]) ? args[0][0] : args[0];
+    const options = typeof first === "object" && first !== null ? (first as Partial<net.TcpNetConnectOpts & net.IpcNetConnectOpts>) : { port: Number(first), host: String(args[1]) };
+    attempts.push(options.port === undefined ? `unix:${options.path}` : `${options.host}:${options.port}`);
+    process.nextTick(() => this.destroy(new Error("test: outgoing connections are refused")));
+    return this;
+  } as never);
+  return { attempts, restore: () => spy.mockRestore() };
 }
 
 afterAll(async () => {

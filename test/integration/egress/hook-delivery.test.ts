@@ -1,5 +1,5 @@
 import type { Network } from "../../../sdk/schemas";
-import { startProxy, startUpstream, type Upstream } from "./_servers";
+import { refuseOutgoingConnections, startProxy, startUpstream, type Upstream } from "./_servers";
 
 // The audit-logging example of spec/HOOKS.md, with the telemetry host routed to a local upstream.
 const network: Network = {
@@ -75,8 +75,29 @@ test("a host off the allowlist is not delivered", async () => {
 
 test("loopback is not delivered without a route, even when every domain is allowed", async () => {
   const delivery = await proxy().deliverHttpHook({ url: `${upstream.url}/hook`, payload, network, owner: "key-a", envId: "env_1" });
-  expect(delivery).toEqual({ failure: "not delivered: egress to 127.0.0.1 is blocked: 127.0.0.1 is a loopback, link-local or private address" });
+  expect(delivery).toEqual({
+    failure: "not delivered: egress to 127.0.0.1 is blocked: 127.0.0.1 is in 127.0.0.0/8 (loopback): the proxy connects to globally reachable addresses only",
+  });
   expect(upstream.requests).toEqual([]);
+});
+
+test("a metadata address is not delivered, and not even connected to", async () => {
+  const outgoing = refuseOutgoingConnections();
+  try {
+    const delivery = await proxy().deliverHttpHook({ url: "http://100.100.100.200/latest/meta-data/", payload, network, owner: "key-a", envId: "env_1" });
+    expect(delivery).toEqual({
+      failure:
+        "not delivered: egress to 100.100.100.200 is blocked: 100.100.100.200 is in 100.64.0.0/10 (shared address space): the proxy connects to globally reachable addresses only",
+    });
+    expect(outgoing.attempts).toEqual([]);
+    // The control: a delivery that does connect (a route to the local upstream) is seen, and stopped.
+    const routed = await proxy().deliverHttpHook({ url: "http://telemetry.example.com/x", payload, network, owner: "key-a", envId: "env_1" });
+    expect(routed).toMatchObject({ failure: expect.stringContaining("could not reach telemetry.example.com") });
+    expect(outgoing.attempts).toEqual([`127.0.0.1:${new URL(upstream.url).port}`]);
+    expect(upstream.requests).toEqual([]);
+  } finally {
+    outgoing.restore();
+  }
 });
 
 test("a disabled network delivers nothing", async () => {

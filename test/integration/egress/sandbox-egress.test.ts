@@ -2,7 +2,7 @@ import { runCommandHook, runInSandbox, runTool } from "../../../emulator/sandbox
 import type { SandboxEgress } from "../../../emulator/egress";
 import type { Network } from "../../../sdk/schemas";
 import { makeTree } from "../sandbox/_trees";
-import { startProxy, startUpstream, type Upstream } from "./_servers";
+import { refuseOutgoingConnections, startProxy, startUpstream, type Upstream } from "./_servers";
 
 /** curl in a sandbox; prints the body, then a line `<http_code> <http_connect> <exit>`. */
 async function curl(egress: SandboxEgress | undefined, args: string, root = makeTree()) {
@@ -87,10 +87,34 @@ describe("policy", () => {
     for (const host of ["127.0.0.1", "localhost", "[::1]", "0.0.0.0"]) {
       const result = await curl(egress, `http://${host}:${port}/`);
       expect(result.code).toBe(403);
-      expect(result.body).toMatch(/loopback, link-local or private address/);
+      expect(result.body).toMatch(/^egress to \S+ is blocked: .*\((loopback|loopback address|"this host on this network")\): the proxy connects to globally reachable addresses only$/);
     }
     expect((await curl(egress, `https://127.0.0.1:${new URL(secure.url).port}/`)).connect).toBe(403);
     expect(plain.requests).toEqual([]);
+  });
+
+  test("addresses that are not globally reachable are refused by range, over HTTP and CONNECT, before any connection", async () => {
+    const egress = context(undefined); // every domain allowed: the address policy alone refuses
+    const outgoing = refuseOutgoingConnections(); // should the proxy try, nothing leaves the machine
+    try {
+      for (const [host, reason] of [
+        ["100.100.100.200", "100.100.100.200 is in 100.64.0.0/10 (shared address space)"],
+        ["[64:ff9b::a00:1]", "64:ff9b::a00:1 carries 10.0.0.1 by 64:ff9b::/96 (IPv4-IPv6 translation), in 10.0.0.0/8 (private-use)"],
+        ["198.18.0.1", "198.18.0.1 is in 198.18.0.0/15 (benchmarking)"],
+      ]) {
+        const refusal = `egress to ${host.replace(/^\[|\]$/g, "")} is blocked: ${reason}: the proxy connects to globally reachable addresses only`;
+        expect(await curl(egress, `-g http://${host}/latest/meta-data/`)).toMatchObject({ code: 403, body: refusal });
+        const tunnel = await curl(egress, `-g -v https://${host}/`);
+        expect(tunnel.connect).toBe(403);
+        expect(tunnel.stderr).toContain("x-genv-egress: refused");
+      }
+      expect(outgoing.attempts).toEqual([]);
+      // The control: a request the proxy does forward (a route to the local upstream) is seen, and stopped.
+      expect((await curl(egress, "http://api.example.com/")).code).toBe(502);
+      expect(outgoing.attempts).toEqual([`127.0.0.1:${new URL(plain.url).port}`]);
+    } finally {
+      outgoing.restore();
+    }
   });
 
   test("traffic that ignores the proxy variables has no route", async () => {

@@ -140,28 +140,67 @@ describe("http-host-not-allowlisted", () => {
   });
 });
 
-describe("loopback-url and insecure-url", () => {
-  test.each([
-    "https://localhost/e",
-    "https://LOCALHOST./e",
-    "https://api.localhost/e",
-    "https://127.0.0.1:8443/e",
-    "https://127.1.2.3/e",
-    "https://2130706433/e",
-    "https://[::1]/e",
-    "https://0.0.0.0/e",
-    "https://[::ffff:127.0.0.1]/e",
-  ])("%s is a loopback error", (url) => {
-    expect(lintHooks(httpHook(url), { network: "disabled" })).toEqual([
-      { severity: "error", code: "loopback-url", path: "/g/pre_tool_execution/0/hooks/0/url", message: expect.stringContaining("loopback") },
-    ]);
+describe("loopback-url, blocked-address-url and insecure-url", () => {
+  const at = "/g/pre_tool_execution/0/hooks/0/url";
+  test.each<[string, string]>([
+    ["https://localhost/e", "localhost is a loopback name"],
+    ["https://LOCALHOST./e", "localhost. is a loopback name"],
+    ["https://api.localhost/e", "api.localhost is a loopback name"],
+    ["https://127.0.0.1:8443/e", "127.0.0.1 is in 127.0.0.0/8 (loopback), an address of this host itself"],
+    ["https://127.1.2.3/e", "127.1.2.3 is in 127.0.0.0/8 (loopback)"],
+    ["https://2130706433/e", "127.0.0.1 is in 127.0.0.0/8 (loopback)"],
+    ["https://0x7f.1/e", "127.0.0.1 is in 127.0.0.0/8 (loopback)"],
+    ["https://[::1]/e", "[::1] is in ::1/128 (loopback address)"],
+    ["https://[0:0:0:0:0:0:0:1]/e", "[::1] is in ::1/128 (loopback address)"],
+    ["https://0.0.0.0/e", '0.0.0.0 is in 0.0.0.0/32 ("this host on this network"), an address of this host itself'],
+    ["https://[::]/e", "[::] is in ::/128 (unspecified address)"],
+    ["https://[::ffff:127.0.0.1]/e", "[::ffff:7f00:1] carries 127.0.0.1 by ::ffff:0:0/96 (IPv4-mapped address), in 127.0.0.0/8 (loopback)"],
+    ["https://[64:ff9b::7f00:1]/e", "[64:ff9b::7f00:1] carries 127.0.0.1 by 64:ff9b::/96 (IPv4-IPv6 translation), in 127.0.0.0/8 (loopback)"],
+    ["https://[2002:7f00:1::]/e", "[2002:7f00:1::] carries 127.0.0.1 by 2002::/16 (6to4), in 127.0.0.0/8 (loopback)"],
+  ])("%s is a loopback-url error", (url, names) => {
+    expect(lintHooks(httpHook(url), { network: "disabled" })).toEqual([{ severity: "error", code: "loopback-url", path: at, message: expect.stringContaining(names) }]);
   });
+
+  test.each<[string, string]>([
+    ["http://10.0.0.5/e", "10.0.0.5 is in 10.0.0.0/8 (private-use)"],
+    ["http://100.100.100.200/latest/meta-data", "100.100.100.200 is in 100.64.0.0/10 (shared address space)"],
+    ["https://169.254.169.254/e", "169.254.169.254 is in 169.254.0.0/16 (link local)"],
+    ["https://198.18.0.1/e", "198.18.0.1 is in 198.18.0.0/15 (benchmarking)"],
+    ["https://224.0.0.1/e", "224.0.0.1 is in 224.0.0.0/4 (multicast)"],
+    ["https://[64:ff9b::a00:1]/e", "[64:ff9b::a00:1] carries 10.0.0.1 by 64:ff9b::/96 (IPv4-IPv6 translation), in 10.0.0.0/8 (private-use)"],
+    ["https://[::ffff:a00:5]/e", "[::ffff:a00:5] carries 10.0.0.5 by ::ffff:0:0/96 (IPv4-mapped address), in 10.0.0.0/8 (private-use)"],
+    ["https://[fd00::1]/e", "[fd00::1] is in fc00::/7 (unique-local)"],
+    ["https://[fe80::1]/e", "[fe80::1] is in fe80::/10 (link-local unicast)"],
+    ["https://[2001:db8::1]/e", "[2001:db8::1] is in 2001:db8::/32 (documentation)"],
+  ])("%s is a blocked-address-url error naming the range and the fix, whatever the allowlist", (url, names) => {
+    const findings = lintHooks(httpHook(url), { network: { allowlist: [{ domain: "*" }] } });
+    expect(findings).toEqual([{ severity: "error", code: "blocked-address-url", path: at, message: expect.stringContaining(names) }]);
+    expect(findings[0].message).toMatch(/egress proxy refuses it whatever the allowlist .*: target a public endpoint on the network allowlist$/);
+  });
+
+  test("the whole message", () => {
+    expect(lintHooks(httpHook("https://100.100.100.200/e"))[0]?.message).toBe(
+      "100.100.100.200 is in 100.64.0.0/10 (shared address space): the egress proxy refuses it whatever the allowlist " +
+        "(only an operator's --egress-route reaches such an address): target a public endpoint on the network allowlist",
+    );
+  });
+
   test("plain http is a warning", () => {
     expect(lintHooks(httpHook("http://hooks.example.com/e"))).toEqual([
       { severity: "warning", code: "insecure-url", path: "/g/pre_tool_execution/0/hooks/0/url", message: expect.stringContaining("https://") },
     ]);
   });
-  test.each(["https://hooks.example.com/e", "https://128.0.0.1/e", "https://localhost.example.com/e"])("%s is fine", (url) => {
+  test.each([
+    "https://hooks.example.com/e",
+    "https://128.0.0.1/e",
+    "https://localhost.example.com/e",
+    "https://100.63.255.255/e",
+    "https://100.128.0.0/e",
+    "https://8.8.8.8/e",
+    "https://[2606:4700::1111]/e",
+    "https://[64:ff9b::808:808]/e",
+    "https://[::ffff:8.8.8.8]/e",
+  ])("%s is fine", (url) => {
     expect(lintHooks(httpHook(url))).toEqual([]);
   });
 });
