@@ -1,0 +1,78 @@
+/**
+ * Finding 1 — the sandbox is host root (emulator run as root, as in CI): its uid 1000 maps to host uid
+ * 0, so the global sysctls under /proc/sys accept its writes (core_pattern alone is a host root code
+ * execution: `|/path` runs as root on the next crash).
+ *
+ * - A code_execution opens each sysctl for writing and writes back the SAME value it just read (it
+ *   never changes a host setting); none of the writes may succeed.
+ * - Seen from the host, a file the agent creates in /workspace must not belong to uid 0.
+ */
+import { statSync } from "node:fs";
+import * as path from "node:path";
+import { createEnvironment, executeTool, inlineFiles, python, startAttackEmulator, type AttackEmulator } from "./_attack";
+
+const SYSCTLS = [
+  "/proc/sys/kernel/core_pattern",
+  "/proc/sys/kernel/panic",
+  "/proc/sys/vm/overcommit_memory",
+  "/proc/sys/kernel/pid_max",
+  "/proc/sys/fs/file-max",
+];
+
+// Reads each value, then writes exactly that value back: the write is a no-op on the host either way.
+const PROBE = `
+import json, os
+results = {}
+for p in ${JSON.stringify(SYSCTLS)}:
+    try:
+        with open(p, "rb") as f:
+            current = f.read()
+    except OSError as e:
+        results[p] = "unreadable: " + e.strerror
+        continue
+    try:
+        fd = os.open(p, os.O_WRONLY)
+    except OSError as e:
+        results[p] = "open refused: " + e.strerror
+        continue
+    try:
+        os.write(fd, current)
+        results[p] = "WRITTEN"
+    except OSError as e:
+        results[p] = "write refused: " + e.strerror
+    finally:
+        os.close(fd)
+print(json.dumps(results))
+`;
+
+let emulator: AttackEmulator;
+
+beforeAll(async () => {
+  emulator = await startAttackEmulator();
+});
+afterAll(async () => {
+  await emulator.close();
+});
+
+test("no host sysctl is writable from a code_execution (each probe writes back the value it read)", async () => {
+  const id = await createEnvironment(emulator, { sources: inlineFiles({ "workspace/a.txt": "a" }) });
+  const { status, body } = await executeTool(emulator, id, python(PROBE));
+  expect(status).toBe(200);
+  const results: Record<string, string> = JSON.parse(body.output);
+  expect(Object.keys(results)).toEqual(SYSCTLS);
+  const written = SYSCTLS.filter((p) => results[p] === "WRITTEN");
+  expect({ writtenFromSandbox: written, results }).toEqual({ writtenFromSandbox: [], results });
+});
+
+test("a file the agent creates does not belong to host uid 0", async () => {
+  const id = await createEnvironment(emulator, { sources: inlineFiles({ "workspace/a.txt": "a" }) });
+  const { body } = await executeTool(emulator, id, python("open('/workspace/f', 'w').write('x')\nimport os\nprint(os.getuid(), open('/proc/self/uid_map').read().split())"));
+  expect(body.exit_code).toBe(0);
+  const stat = statSync(path.join(emulator.dataDir, "trees", id, "workspace/f"));
+  expect({ file: "workspace/f", hostUid: stat.uid, hostUidIsRoot: stat.uid === 0, inside: body.output.trim() }).toEqual({
+    file: "workspace/f",
+    hostUid: stat.uid,
+    hostUidIsRoot: false,
+    inside: body.output.trim(),
+  });
+});
