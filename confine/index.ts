@@ -21,6 +21,7 @@ import path from "node:path";
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK, O_NOCTTY } = constants;
 const OPEN_DIRECTORY = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
 const OPEN_FILE = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
+const OPEN_FILE_FOR_WRITING = constants.O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
 const MAX_SYMLINK_HOPS = 40; // as Linux (ELOOP)
 /** Times one component is looked up again after the tree changed under a step (a swap, a removal). */
 const MAX_RETRIES = 8;
@@ -118,14 +119,14 @@ export class Directory {
   }
 
   /**
-   * The regular file `name`, opened for reading: a symlink there is `SYMLINK`, a socket, FIFO or
+   * The regular file `name`, opened for reading (or writing): a symlink there is `SYMLINK`, a socket, FIFO or
    * device a `SpecialFileError` (opened non-blocking, so a FIFO never waits for a writer).
    */
-  async openFile(name: string): Promise<{ handle: fs.FileHandle; stat: Stats }> {
+  async openFile(name: string, options: { write?: boolean } = {}): Promise<{ handle: fs.FileHandle; stat: Stats }> {
     const relative = join(this.relative, name);
     let handle: fs.FileHandle;
     try {
-      handle = await fs.open(this.at(name), OPEN_FILE);
+      handle = await fs.open(this.at(name), options.write ? OPEN_FILE_FOR_WRITING : OPEN_FILE);
     } catch (error) {
       if (errno(error) === "ENXIO") throw new SpecialFileError(relative, "socket"); // sockets cannot be opened
       throw asConfineError(error, relative);
@@ -301,6 +302,9 @@ export interface WalkEntry {
   kind: EntryKind;
   /** lstat of the entry (never of a symlink's target). */
   stat: Stats;
+  /** The directory that holds it, open while the walk is at this entry: act on `name` in it. */
+  parent: Directory;
+  name: string;
 }
 
 export interface WalkOptions {
@@ -323,7 +327,7 @@ export async function* walk(directory: Directory, options: WalkOptions = {}): As
     if (!stat) continue;
     const relative = prefix ? `${prefix}/${dirent.name}` : dirent.name;
     const kind = kindOf(stat);
-    yield { relative, kind, stat };
+    yield { relative, kind, stat, parent: directory, name: dirent.name };
     if (kind !== "directory") continue;
     let child: Directory;
     try {
@@ -438,31 +442,21 @@ export async function copyContents(from: Directory, into: string, options: { own
     if (entry.kind === "directory") {
       await fs.mkdir(destination, { mode: entry.stat.mode & 0o7777 });
     } else if (entry.kind === "symlink") {
-      const parent = await resolveParent(from, entry.relative);
-      try {
-        const target = await fs.readlink(parent.directory.at(parent.name)).catch(() => undefined);
-        if (target !== undefined) await fs.symlink(target, destination);
-      } finally {
-        await parent.release();
-      }
+      const target = await fs.readlink(entry.parent.at(entry.name)).catch(() => undefined);
+      if (target !== undefined) await fs.symlink(target, destination);
     } else if (entry.kind === "file") {
-      const parent = await resolveParent(from, entry.relative);
+      const opened = await entry.parent.openFile(entry.name).catch((error) => {
+        if (error instanceof ConfineError) return undefined; // changed since the walk saw it
+        throw error;
+      });
+      if (!opened) continue;
       try {
-        const opened = await parent.directory.openFile(parent.name).catch((error) => {
-          if (error instanceof ConfineError) return undefined; // changed since the walk saw it
-          throw error;
-        });
-        if (!opened) continue;
-        try {
-          // Copying from the descriptor's own magic link: the file we opened and checked, nothing else.
-          await fs.copyFile(`/proc/self/fd/${opened.handle.fd}`, destination, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
-          result.fileCount += 1;
-          result.sizeBytes += opened.stat.size;
-        } finally {
-          await opened.handle.close();
-        }
+        // Copying from the descriptor's own magic link: the file we opened and checked, nothing else.
+        await fs.copyFile(`/proc/self/fd/${opened.handle.fd}`, destination, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+        result.fileCount += 1;
+        result.sizeBytes += opened.stat.size;
       } finally {
-        await parent.release();
+        await opened.handle.close();
       }
     } else {
       result.skipped.push(entry.relative);
@@ -470,19 +464,6 @@ export async function copyContents(from: Directory, into: string, options: { own
   }
   if (options.owner) await chownTree(into, options.owner);
   return result;
-}
-
-/** The directory holding `relative` (opened without following symlinks) and the last name. */
-async function resolveParent(tree: Directory, relative: string): Promise<{ directory: Directory; name: string; release(): Promise<void> }> {
-  const segments = relative.split("/");
-  const name = segments.pop()!;
-  let directory = tree;
-  for (const segment of segments) {
-    const next = await directory.child(segment);
-    if (directory !== tree) await directory.close();
-    directory = next;
-  }
-  return { directory, name, release: async () => (directory !== tree ? directory.close() : undefined) };
 }
 
 /** Gives every entry of a tree we hold the trusted path of (its root included) to `owner`; links are not followed. */

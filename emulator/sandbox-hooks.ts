@@ -6,11 +6,12 @@
  */
 import { undeliveredHttp, type HooksRuntimeOptions } from "../hooks/runtime";
 import type { SandboxEgress } from "./egress/sandbox";
-import { runCommandHook } from "./sandbox";
+import { runCommandHook, type SandboxLimits } from "./sandbox";
 
-export function sandboxHooks(root: string, egress?: SandboxEgress, readOnly: readonly string[] = []): HooksRuntimeOptions {
+/** `limits`: overrides of the sandbox limits for command hooks, e.g. the call's `maxFileBytes`. */
+export function sandboxHooks(root: string, egress?: SandboxEgress, readOnly: readonly string[] = [], limits?: Partial<SandboxLimits>): HooksRuntimeOptions {
   return {
-    runCommand: ({ command, timeoutSeconds, stdin }) => runCommandHook({ root, command, stdinJson: stdin, timeoutSeconds, egress, readOnly }),
+    runCommand: ({ command, timeoutSeconds, stdin }) => runCommandHook({ root, command, stdinJson: stdin, timeoutSeconds, egress, readOnly, limits }),
     // Without an emulator's proxy (`genv hooks test`), HTTP hooks are reported as not delivered.
     deliverHttp: egress ? egress.proxy.httpHookDeliverer(egress) : undeliveredHttp,
   };

@@ -29,9 +29,12 @@ export interface EmulatorOptions {
   apiKeys: readonly string[];
   /** Idle time after which an environment is `expired`. Default 7 days. */
   idleTtlMs?: number;
-  /** Default 100,000 files. */
+  /**
+   * Regular files per environment: creation, uploads and tool calls (a call that leaves more has its
+   * growth undone). Default 100,000.
+   */
   maxFiles?: number;
-  /** Default 1 GiB. */
+  /** Bytes of regular files per environment, held as `maxFiles` is. Default 1 GiB. */
   maxBytes?: number;
   /** Default 256 MiB: a 1,000-file inline tree of 100 KiB files fits. */
   maxBodyBytes?: number;
@@ -127,10 +130,12 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     key: credentialsKey ? () => credentialsKey : credentialsKeySource(dataDir),
     now: options.now ?? Date.now,
   });
+  const maxFiles = options.maxFiles ?? EMULATOR_DEFAULTS.maxFiles;
+  const maxBytes = options.maxBytes ?? EMULATOR_DEFAULTS.maxBytes;
   const service = new EnvironmentsService(store, trees, {
     idleTtlMs: options.idleTtlMs ?? EMULATOR_DEFAULTS.idleTtlMs,
-    maxFiles: options.maxFiles ?? EMULATOR_DEFAULTS.maxFiles,
-    maxBytes: options.maxBytes ?? EMULATOR_DEFAULTS.maxBytes,
+    maxFiles,
+    maxBytes,
     now: options.now ?? Date.now,
     credentialExists: (owner, id) => credentials.exists(owner, id),
     skillRegistryDir: options.skillRegistryDir && path.resolve(options.skillRegistryDir),
@@ -147,8 +152,8 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
   });
   const uploads = new Uploads(service, trees, {
     sessionTtlMs: options.uploadSessionTtlMs,
-    maxFiles: options.maxFiles ?? EMULATOR_DEFAULTS.maxFiles,
-    maxBytes: options.maxBytes ?? EMULATOR_DEFAULTS.maxBytes,
+    maxFiles,
+    maxBytes,
     now: options.now ?? Date.now,
   });
   uploads.init();
@@ -161,7 +166,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
       extraRoutes: [
         credentialRoutes(credentials),
         uploadRoutes(uploads),
-        toolsRoute({ service, trees, egress }),
+        toolsRoute({ service, trees, egress, limits: { maxFiles, maxBytes } }),
         ...(options.extraRoutes?.({ service, trees, dataDir, credentials, egress }) ?? []),
       ],
     }),

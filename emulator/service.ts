@@ -202,10 +202,13 @@ export class EnvironmentsService {
     return { ...row, last_accessed_ms: Math.max(row.last_accessed_ms, now) };
   }
 
-  /** Records that a tool call changed the tree (`:executeTool`): new stats, and `updated` moves. */
-  recordTreeChange(row: EnvironmentRow, stats: { fileCount: number; sizeBytes: number }): void {
-    // Strictly later than before, even on a frozen test clock: recursive listings are cached by it.
-    this.store.setStats(row.id, stats.fileCount, stats.sizeBytes, Math.max(this.options.now(), row.updated_ms + 1));
+  /**
+   * Records that a tool call changed the tree (`:executeTool`): new stats, and `updated` moves —
+   * strictly later than before, even on a frozen test clock: recursive listings and the tool route's
+   * tree snapshots are keyed by it. Returns the new `updated_ms`.
+   */
+  recordTreeChange(row: EnvironmentRow, stats: { fileCount: number; sizeBytes: number }): number {
+    return this.store.setStats(row.id, stats.fileCount, stats.sizeBytes, this.options.now()) ?? row.updated_ms;
   }
 
   private withCurrentStatus(row: EnvironmentRow): EnvironmentRow {

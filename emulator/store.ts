@@ -83,8 +83,9 @@ export class EnvironmentStore {
       delete: this.db.prepare<[string, string]>(`DELETE FROM environments WHERE owner = ? AND id = ?`),
       touch: this.db.prepare<[number, string]>(`UPDATE environments SET last_accessed_ms = max(last_accessed_ms, ?) WHERE id = ?`),
       expire: this.db.prepare<[string]>(`UPDATE environments SET status = 'expired' WHERE id = ?`),
-      stats: this.db.prepare<[number, number, number, string]>(
-        `UPDATE environments SET file_count = ?, size_bytes = ?, updated_ms = ? WHERE id = ?`,
+      // `updated_ms` moves strictly forward, even on a frozen clock: caches are keyed by it.
+      stats: this.db.prepare<[number, number, number, string], { updated_ms: number }>(
+        `UPDATE environments SET file_count = ?, size_bytes = ?, updated_ms = max(?, updated_ms + 1) WHERE id = ? RETURNING updated_ms`,
       ),
       ids: this.db.prepare<[], { id: string }>(`SELECT id FROM environments`),
     };
@@ -127,8 +128,9 @@ export class EnvironmentStore {
     this.statements.expire.run(id);
   }
 
-  setStats(id: string, fileCount: number, sizeBytes: number, updatedMs: number): void {
-    this.statements.stats.run(fileCount, sizeBytes, updatedMs, id);
+  /** New stats after the tree changed; `updated_ms` becomes `updatedMs`, or 1 ms past its value. Returns it. */
+  setStats(id: string, fileCount: number, sizeBytes: number, updatedMs: number): number | undefined {
+    return this.statements.stats.get(fileCount, sizeBytes, updatedMs, id)?.updated_ms;
   }
 
   allIds(): Set<string> {

@@ -9,44 +9,40 @@
  * Unknown environment: 404 NOT_FOUND. Unknown tool or bad arguments: 400 INVALID_ARGUMENT naming
  * the field (`tool_call.name`, `tool_call.args.path`). Expired environment: 400 FAILED_PRECONDITION.
  *
- * Calls on one environment run one at a time (hooks and tool together), so two calls never
- * interleave their pre hooks, tools and post hooks. After each call the tree is walked once and
- * compared with its snapshot before the call (remembered from the previous call): when anything
- * changed — hooks count too, a post hook may format files — the row's `file_count`, `size_bytes` and
- * `updated` follow; `last_accessed` always moves.
+ * Calls on one environment run one at a time (hooks and tool together, and never during an upload's
+ * finalize), so two calls never interleave their pre hooks, tools and post hooks. After each call the
+ * tree is walked once and compared with its walk before the call (remembered from the previous call):
+ * when anything changed — hooks count too, a post hook may format files — the row's `file_count`,
+ * `size_bytes` and `updated` follow; `last_accessed` always moves.
+ *
+ * The environment's limits (`maxBytes`, `maxFiles`) hold for the call as a whole (`_tree-budget.ts`):
+ * each file it writes is capped at the tree's remaining bytes (RLIMIT_FSIZE), and a call that leaves
+ * the tree over a limit has its growth undone and answers 200 with the tool's result, its `error`
+ * saying so (`environment limit exceeded: …`). Not a 4xx: the tool did run — it printed, it may have
+ * called out through egress, what it did inside the limits stays — and a 429 RESOURCE_EXHAUSTED
+ * would make clients retry a call that acted.
  */
-import { createHash } from "node:crypto";
-import { promises as fs } from "node:fs";
-import path from "node:path";
 import { executeWithHooks, type ToolCallResult } from "../hooks/runtime";
+import { exceeds, fileSizeCap, limitMessage, SnapshotCache, undoGrowth, type TreeLimits } from "./_tree-budget";
+import { walkTree } from "./_tree-ops";
 import type { EgressProxy } from "./egress";
 import { HttpError } from "./errors";
 import { decodeSegment, sendJson, type Route, type RouteContext } from "./http";
-import { existingReadOnly, parseToolCall, runTool, SandboxError } from "./sandbox";
+import { DEFAULT_LIMITS, existingReadOnly, parseToolCall, runTool, SandboxError } from "./sandbox";
 import { sandboxHooks } from "./sandbox-hooks";
 import type { EnvironmentsService } from "./service";
-import type { TreeStats, TreeStore } from "./trees";
-
-interface TreeSnapshot extends TreeStats {
-  fingerprint: string;
-}
+import type { TreeStore } from "./trees";
 
 const EXECUTE_TOOL = /^environments\/([^/]+)$/;
 const VERB = ":executeTool";
-const MAX_REMEMBERED = 1000; // environments whose last snapshot is kept, so that a call walks its tree once
+// Files whose size and inode are remembered across environments (the walk after each one's last
+// call, ≈ 150 bytes a file): a call on a remembered tree walks it once, after the call.
+const MAX_REMEMBERED_FILES = 200_000;
 
 /** The `:executeTool` route, tried after the environment routes. */
-export function toolsRoute(context: { service: EnvironmentsService; trees: TreeStore; egress: EgressProxy }): Route {
-  const { service, trees } = context;
-  const queues = new Map<string, Promise<unknown>>();
-  // The tree's snapshot after the last call, by environment (another change, e.g. an upload, only
-  // makes the next call record its stats again).
-  const snapshots = new Map<string, TreeSnapshot>();
-  const remember = (id: string, value: TreeSnapshot): void => {
-    snapshots.delete(id);
-    snapshots.set(id, value);
-    if (snapshots.size > MAX_REMEMBERED) snapshots.delete(snapshots.keys().next().value!);
-  };
+export function toolsRoute(context: { service: EnvironmentsService; trees: TreeStore; egress: EgressProxy; limits: TreeLimits }): Route {
+  const { service, trees, limits } = context;
+  const snapshots = new SnapshotCache(MAX_REMEMBERED_FILES);
 
   return async (route: RouteContext) => {
     const id = environmentOf(route.rest);
@@ -66,31 +62,60 @@ export function toolsRoute(context: { service: EnvironmentsService; trees: TreeS
     } catch (error) {
       throw asHttpError(error, "tool_call.");
     }
-    const row = service.accessed(route.owner, found.id);
-    const root = trees.treePath(row.id);
-    const result = await serialised(queues, row.id, async () => {
-      const before = snapshots.get(row.id)?.fingerprint ?? (await snapshot(root)).fingerprint;
+    service.accessed(route.owner, found.id);
+    const root = trees.treePath(found.id);
+    const result = await trees.exclusive(found.id, async () => {
+      const row = service.row(route.owner, found.id); // as the previous call or upload left it
+      const before = snapshots.get(row.id, row.updated_ms) ?? (await walkTree(root));
       const { network, readOnly } = service.sandboxSpec(row.id);
       await assertReadOnlyInPlace(root, row.id, readOnly);
       const egress = { proxy: context.egress, network, owner: route.owner, envId: row.id };
-      try {
-        return await executeWithHooks(
-          { root, environmentId: row.id, toolCall: call, runTool: (toolCall) => runTool(toolCall.name, toolCall.args, { root, egress, readOnly }) },
-          sandboxHooks(root, egress, readOnly),
-        );
-      } finally {
-        const after = await snapshot(root);
-        remember(row.id, after);
-        if (after.fingerprint !== before || after.fileCount !== row.file_count || after.sizeBytes !== row.size_bytes) {
-          service.recordTreeChange(row, after);
+      const sandboxLimits = { maxFileBytes: fileSizeCap(before, limits, DEFAULT_LIMITS.maxFileBytes) };
+      // After the call (also when the tool threw: the tree must not stay over its limits): walk,
+      // undo growth past the limits, record the stats. Returns the note for the tool's error, if any.
+      const settle = async (): Promise<string | undefined> => {
+        let after = await walkTree(root);
+        let note: string | undefined;
+        if (exceeds(before, after, limits)) {
+          note = limitMessage(after, limits, await undoGrowth(root, before, after));
+          after = await walkTree(root);
         }
+        let stamp = row.updated_ms;
+        if (after.fingerprint !== before.fingerprint || after.fileCount !== row.file_count || after.sizeBytes !== row.size_bytes) {
+          stamp = service.recordTreeChange(row, after);
+        }
+        snapshots.set(row.id, stamp, after);
         service.accessed(route.owner, row.id);
+        return note;
+      };
+      let answer: ToolCallResult;
+      try {
+        answer = await executeWithHooks(
+          {
+            root,
+            environmentId: row.id,
+            toolCall: call,
+            runTool: (toolCall) => runTool(toolCall.name, toolCall.args, { root, egress, readOnly, limits: sandboxLimits }),
+          },
+          sandboxHooks(root, egress, readOnly, sandboxLimits),
+        );
+      } catch (error) {
+        await settle();
+        throw error;
       }
+      const note = await settle();
+      return note ? { ...answer, error: joinErrors(answer.error, note) } : answer;
     }).catch((error: unknown) => {
       throw asHttpError(error, "");
     });
     return sendJson(route.response, 200, result satisfies ToolCallResult);
   };
+}
+
+/** The tool's error and a note after it, on a line of its own. */
+function joinErrors(error: string | undefined, note: string): string {
+  if (!error) return note;
+  return `${error}${error.endsWith("\n") ? "" : "\n"}${note}`;
 }
 
 /**
@@ -139,45 +164,4 @@ function asHttpError(error: unknown, prefix: string): unknown {
   if (!(error instanceof SandboxError)) return error;
   const message = error.status === "INVALID_ARGUMENT" && !error.message.startsWith(prefix) ? `${prefix}${error.message}` : error.message;
   return new HttpError(error.status, message, { cause: error });
-}
-
-/**
- * File count and bytes (as `TreeStore.stats` counts them) and a fingerprint of every file and
- * directory under the root (path, inode, size, mtime, ctime in ns): a write, a same-size rewrite, a
- * rename or a deletion changes it. The root's own times are left out: they move on every call (the
- * sandbox's mount points come and go).
- */
-async function snapshot(root: string): Promise<TreeSnapshot> {
-  const hash = createHash("sha256");
-  let fileCount = 0;
-  let sizeBytes = 0;
-  const walk = async (dir: string, relative: string): Promise<void> => {
-    const dirents = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
-    dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const dirent of dirents) {
-      if (!dirent.isDirectory() && !dirent.isFile()) continue;
-      const child = path.join(dir, dirent.name);
-      const stat = await fs.lstat(child, { bigint: true }).catch(() => undefined);
-      if (!stat) continue;
-      const childRelative = `${relative}/${dirent.name}`;
-      hash.update(`${childRelative}\0${stat.ino}\0${stat.size}\0${stat.mtimeNs}\0${stat.ctimeNs}\n`);
-      if (stat.isDirectory()) await walk(child, childRelative);
-      else {
-        fileCount += 1;
-        sizeBytes += Number(stat.size);
-      }
-    }
-  };
-  await walk(root, "");
-  return { fileCount, sizeBytes, fingerprint: hash.digest("hex") };
-}
-
-function serialised<T>(queues: Map<string, Promise<unknown>>, key: string, fn: () => Promise<T>): Promise<T> {
-  const run = (queues.get(key) ?? Promise.resolve()).then(fn, fn);
-  const tail = run.catch(() => undefined);
-  queues.set(key, tail);
-  void tail.then(() => {
-    if (queues.get(key) === tail) queues.delete(key);
-  });
-  return run;
 }

@@ -50,6 +50,7 @@ export function mimeTypeOf(fileName: string): string {
 export class TreeStore {
   readonly treesDir: string;
   readonly tmpDir: string;
+  private readonly queues = new Map<string, Promise<unknown>>();
 
   /**
    * @param owner who the sandbox runs as on the host, when that is not the emulator's own user: the
@@ -81,6 +82,21 @@ export class TreeStore {
 
   treePath(id: string): string {
     return path.join(this.treesDir, id);
+  }
+
+  /**
+   * Runs `fn` when no other exclusive section on tree `id` runs, in call order: the writers whose
+   * before/after view of the tree must hold — a tool call (hooks and tool; it undoes its own growth
+   * past the limits, so nothing else may add files meanwhile) and an upload's finalize.
+   */
+  exclusive<T>(id: string, fn: () => Promise<T>): Promise<T> {
+    const run = (this.queues.get(id) ?? Promise.resolve()).then(fn, fn);
+    const tail = run.catch(() => undefined);
+    this.queues.set(id, tail);
+    void tail.then(() => {
+      if (this.queues.get(id) === tail) this.queues.delete(id);
+    });
+    return run;
   }
 
   /** A fresh empty directory to build a tree in; pass it to `commit` or `discard`. */

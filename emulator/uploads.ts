@@ -221,7 +221,12 @@ export class Uploads {
     session.received += size;
   }
 
-  private async finalize(session: Session): Promise<EnvironmentFile[]> {
+  private finalize(session: Session): Promise<EnvironmentFile[]> {
+    // Not while a tool call runs in the tree: the call would take the upload for its own growth.
+    return this.trees.exclusive(session.environmentId, () => this.finalizeNow(session));
+  }
+
+  private async finalizeNow(session: Session): Promise<EnvironmentFile[]> {
     const row = this.writable(session.owner, session.environmentId);
     const owner = this.trees.owner;
     let written: TreeEntry[];

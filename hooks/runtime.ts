@@ -51,6 +51,8 @@ export interface CommandRun {
   stderr: string;
   timedOut: boolean;
   truncated?: boolean;
+  /** The call's processes together passed the sandbox's memory limit and were killed. */
+  memoryExceeded?: boolean;
 }
 
 /** Runs a command handler in the environment's sandbox (bash -c), the event JSON on stdin. */
@@ -222,6 +224,7 @@ async function commandAnswer(
   }
   if (run.timedOut) return { failure: `timed out after ${handler.timeout} s; the process tree was killed` };
   if (run.truncated) return { failure: "output exceeded the size limit; the process tree was killed" };
+  if (run.memoryExceeded) return { failure: "used more memory than the sandbox allows (all its processes together); the process tree was killed" };
   if (run.exitCode !== 0) {
     const stderr = quote(run.stderr);
     return { failure: `exited with status ${run.exitCode}${stderr ? `: ${stderr}` : ""}` };

@@ -391,7 +391,7 @@ export const ExecuteToolResponse = z.object({
   reason: z.string().optional(),
   /** What the tool printed (code_execution stdout, view_file content, …). */
   output: z.string().optional(),
-  /** The tool's error result as the model sees it: stderr, a filesystem error, or the deny's reason. */
+  /** The tool's error result as the model sees it: stderr, a filesystem error, a kill or environment limit note, or the deny's reason. */
   error: z.string().optional(),
   /** code_execution's exit status. */
   exit_code: z.number().int().optional(),

@@ -13,7 +13,7 @@ import { existsSync, promises as fs, realpathSync } from "node:fs";
 import * as path from "node:path";
 import { performance } from "node:perf_hooks";
 import type { Readable, Writable } from "node:stream";
-import { createPidsCgroup } from "./_cgroup";
+import { createCallCgroup } from "./_cgroup";
 import { ETC_DATA, SANDBOX_UID, checkReserved, existingReadOnly, mountArgs, removeMountPoints, serialised } from "./_mounts";
 import { SandboxError, SandboxUnavailableError } from "./errors";
 import { prepareSandboxEgress, SANDBOX_CA_PATH, SANDBOX_SOCKET_PATH, type SandboxEgress, type SandboxEgressSetup } from "../egress/sandbox";
@@ -26,6 +26,13 @@ export interface SandboxLimits {
   cpuSeconds: number;
   /** Address space per process in bytes (RLIMIT_AS): a memory hog gets ENOMEM / MemoryError. */
   memoryBytes: number;
+  /**
+   * Memory of the whole call in bytes: every process's resident memory, the `/tmp` tmpfs pages and
+   * the page cache it dirties, together (a memory cgroup). Past it the kernel kills in the call and
+   * the call is killed: `memoryExceeded`. Without a memory cgroup only `memoryBytes` per process binds.
+   * Example: `1024 ** 3`.
+   */
+  callMemoryBytes: number;
   /** Processes and threads alive at once (pids cgroup when available, and RLIMIT_NPROC). */
   maxProcesses: number;
   /** Bytes kept of stdout and of stderr each; one more byte marks `truncated` and kills the call. */
@@ -42,6 +49,7 @@ export interface SandboxLimits {
 export const DEFAULT_LIMITS: Readonly<SandboxLimits> = Object.freeze({
   cpuSeconds: 30, // s of CPU per process; the wall-clock timeout is separate
   memoryBytes: 1024 * 1024 * 1024, // 1 GiB of address space per process
+  callMemoryBytes: 1024 * 1024 * 1024, // 1 GiB resident for all the call's processes together
   maxProcesses: 128,
   maxOutputBytes: 1024 * 1024, // 1 MiB per stream
   maxFileBytes: 256 * 1024 * 1024, // 256 MiB
@@ -86,6 +94,11 @@ export interface SandboxResult {
   timedOut: boolean;
   /** stdout or stderr passed `maxOutputBytes`: the kept prefix is returned and the call was killed. */
   truncated: boolean;
+  /**
+   * The call's processes together passed `callMemoryBytes`: the kernel's OOM killer killed in the
+   * call, and the call was killed (unless it had already ended; then `exitCode` is what it returned).
+   */
+  memoryExceeded: boolean;
   durationMs: number;
 }
 
@@ -172,19 +185,18 @@ async function runPrepared(
   // Options travel on a descriptor (`--args`), so the sandbox's pid 1 shows `bwrap --args N -- cmd`
   // in /proc/1/cmdline rather than the host paths of the layout.
   const argsFd = statusFd + 1;
-  // The cgroup also holds bwrap's monitor and the sandbox's pid 1 (the wrapper shell became bwrap).
-  const cgroup = await createPidsCgroup(limits.maxProcesses + 2);
+  // The pids cgroup also holds bwrap's monitor and the sandbox's pid 1 (the wrapper shell became bwrap).
+  const cgroup = await createCallCgroup({ maxPids: limits.maxProcesses + 2, memoryBytes: limits.callMemoryBytes });
   const bwrapArgv = [bwrap, "--args", String(argsFd), "--", ...argv];
-  // One wrapper shell joins the cgroup, sets the rlimits with builtins (no `prlimit` exec: ≈ 0.6 ms)
+  // One wrapper shell joins the cgroups, sets the rlimits with builtins (no `prlimit` exec: ≈ 0.6 ms)
   // and execs bwrap (as root: the host view first), so bwrap, everything in the sandbox and every
-  // fork inherit both.
-  // RLIMIT_NPROC counts every process of the host uid, so with a shared sandbox uid it would bound all
-  // calls together: it is the fallback where no pids cgroup binds, and left as inherited where one does.
-  const nproc = cgroup ? undefined : limits.maxProcesses;
+  // fork inherit both. RLIMIT_NPROC counts every process of the host uid, and all sandboxes share
+  // one: it is the fallback where no pids cgroup binds, and left as inherited where one does.
+  const nproc = cgroup?.pidsLimited ? undefined : limits.maxProcesses;
   const ulimits = ulimitShell(limits, nproc);
   const prefix = [cgroup?.joinShell, ulimits].filter((part): part is string => part !== undefined);
   const inner = [...(view?.prefix ?? []), ...(ulimits ? bwrapArgv : ["/usr/bin/prlimit", ...prlimitArgs(limits, nproc), "--", ...bwrapArgv])];
-  const [command, ...args] = prefix.length > 0 ? [SHELL, "-c", `${prefix.join(" && ")} && exec "$@"`, cgroup?.dir ?? "genv-sandbox", ...inner] : inner;
+  const [command, ...args] = prefix.length > 0 ? [SHELL, "-c", `${prefix.join(" && ")} && exec "$@"`, "genv-sandbox", ...inner] : inner;
 
   const started = performance.now();
   const child = spawn(command, args, {
@@ -234,23 +246,42 @@ async function runPrepared(
     timedOut = true;
     killTree();
   }, options.timeoutMs);
+  // The OOM killer took one process; the call goes as a whole, as for the other limits. v1 has no
+  // group kill and v1 OOM events need an eventfd, hence a poll; a call shorter than one period costs
+  // nothing, and the check after the call catches what ends sooner.
+  let memoryExceeded = false;
+  let ended = false;
+  const oomPoll = cgroup?.memoryLimited
+    ? setInterval(() => {
+        void cgroup.oomKills().then((kills) => {
+          if (kills > 0 && !memoryExceeded && !ended) {
+            memoryExceeded = true;
+            killTree();
+          }
+        });
+      }, OOM_POLL_MS)
+    : undefined;
 
   const closed = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>((resolve) => {
     child.on("error", (error) => resolve({ code: null, signal: null, error }));
     child.on("close", (code, signal) => resolve({ code, signal }));
   });
+  ended = true;
   clearTimeout(timer);
+  clearInterval(oomPoll);
   killTree(); // stray members of the process group, if any
+  const killedForMemory = memoryExceeded;
+  if (cgroup && !memoryExceeded) memoryExceeded = (await cgroup.oomKills()) > 0;
   await cgroup?.dispose();
   const durationMs = performance.now() - started;
 
   if (closed.error) throw new SandboxUnavailableError(`could not start the sandbox: ${closed.error.message}`, closed.error);
   const errText = Buffer.concat(stderr).toString("utf8");
-  if (!status.includes("child-pid") && !timedOut && !truncated) {
+  if (!status.includes("child-pid") && !timedOut && !truncated && !memoryExceeded) {
     // bwrap failed before running the command: a host problem, not the command's failure.
     throw new SandboxUnavailableError(`sandbox setup failed: ${errText.trim() || `exit ${closed.code}`}`);
   }
-  const killed = timedOut || truncated;
+  const killed = timedOut || truncated || killedForMemory;
   return {
     exitCode: killed ? null : closed.code,
     signal: killed ? (closed.signal ?? "SIGKILL") : closed.signal,
@@ -258,9 +289,12 @@ async function runPrepared(
     stderr: errText,
     timedOut,
     truncated,
+    memoryExceeded,
     durationMs,
   };
 }
+
+const OOM_POLL_MS = 50;
 
 /** A POSIX shell whose `ulimit` we know (dash: `-p` is RLIMIT_NPROC, `-f` counts 512-byte blocks). */
 const SHELL = "/bin/sh";

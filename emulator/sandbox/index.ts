@@ -5,7 +5,7 @@ export type { SandboxEgress } from "../egress/sandbox";
 export { runCommandHook } from "./command-hook";
 export type { CommandHookOptions } from "./command-hook";
 export { RESERVED_TOP_LEVEL, existingReadOnly } from "./_mounts";
-export { pidsCgroupAvailable } from "./_cgroup";
+export { memoryCgroupAvailable, pidsCgroupAvailable } from "./_cgroup";
 export { giveToSandbox, sandboxOwner } from "./_identity";
 export {
   InvalidToolArgsError,

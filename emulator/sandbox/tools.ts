@@ -10,14 +10,15 @@
  * - `delete_file` deletes a file or symlink, or a directory with everything under it.
  * - `list_dir` lists names sorted, one per line, directories (and links to them) with a trailing `/`.
  * - `failed` (the post hook's `error`) is set exactly when `error` is: stderr was written, a
- *   filesystem operation failed, or the call was killed (timeout, output cap).
+ *   filesystem operation failed, or the call was killed (timeout, output cap, memory of the whole call).
  */
 import { z } from "zod";
 import { validationIssues } from "../../sdk/validation";
-import { type SandboxLimits, type SandboxResult, runInSandbox } from "./bwrap";
+import { DEFAULT_LIMITS, type SandboxLimits, type SandboxResult, runInSandbox } from "./bwrap";
 import { FILEOPS_PY, MAX_VIEW_BYTES } from "./_fileops";
 import type { SandboxEgress } from "../egress/sandbox";
 import { InvalidToolArgsError, SandboxError, UnknownToolError } from "./errors";
+import { formatBytes } from "../_units";
 
 // ── schemas ─────────────────────────────────────────────────────────────────────────────────────
 
@@ -121,7 +122,7 @@ async function codeExecution(args: ToolArgs<"code_execution">, context: ToolCont
     timeoutMs,
     limits: context.limits,
   });
-  const notes = killNotes(result, timeoutMs);
+  const notes = killNotes(result, timeoutMs, context.limits);
   const separator = notes.length > 0 && result.stderr !== "" && !result.stderr.endsWith("\n") ? "\n" : "";
   const error = result.stderr + separator + notes.join("");
   return {
@@ -145,7 +146,7 @@ async function fileOperation(op: ToolName, args: object, context: ToolContext): 
     // JSON escaping can grow a 1 MiB view several times over.
     limits: { ...context.limits, maxOutputBytes: Math.max(context.limits?.maxOutputBytes ?? 0, 8 * MAX_VIEW_BYTES) },
   });
-  const notes = killNotes(result, timeoutMs);
+  const notes = killNotes(result, timeoutMs, context.limits);
   if (notes.length > 0) return { error: notes.join(""), failed: true };
   let answer: { output?: unknown; error?: unknown };
   try {
@@ -161,9 +162,13 @@ async function fileOperation(op: ToolName, args: object, context: ToolContext): 
   return { output: typeof answer.output === "string" ? answer.output : "", failed: false };
 }
 
-function killNotes(result: SandboxResult, timeoutMs: number): string[] {
+function killNotes(result: SandboxResult, timeoutMs: number, limits: Partial<SandboxLimits> | undefined): string[] {
   const notes: string[] = [];
   if (result.timedOut) notes.push(`Execution timed out after ${timeoutMs / 1000} s and was killed.\n`);
   if (result.truncated) notes.push("Output exceeded the size limit: it was truncated and the execution was killed.\n");
+  if (result.memoryExceeded) {
+    const limit = formatBytes(limits?.callMemoryBytes ?? DEFAULT_LIMITS.callMemoryBytes);
+    notes.push(`Killed: the call used more than ${limit} of memory (all its processes together).\n`);
+  }
   return notes;
 }

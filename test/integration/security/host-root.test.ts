@@ -4,13 +4,16 @@
  * execution: `|/path` runs as root on the next crash).
  *
  * - A code_execution opens each sysctl for writing and writes back the SAME value it just read (it
- *   never changes a host setting); none of the writes may succeed.
+ *   never changes a host setting); none of the writes may succeed — but for `kernel.pid_max`, which
+ *   since Linux 6.14 belongs to each PID namespace: the sandbox may set its own, so the probe writes
+ *   its value minus one there and the host's must not move (restored at once should it have).
  * - Seen from the host, a file the agent creates in /workspace must not belong to uid 0.
  */
-import { statSync } from "node:fs";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { createEnvironment, executeTool, inlineFiles, python, startAttackEmulator, type AttackEmulator } from "./_attack";
 
+const PID_MAX = "/proc/sys/kernel/pid_max";
 const SYSCTLS = [
   "/proc/sys/kernel/core_pattern",
   "/proc/sys/kernel/panic",
@@ -36,7 +39,7 @@ for p in ${JSON.stringify(SYSCTLS)}:
         results[p] = "open refused: " + e.strerror
         continue
     try:
-        os.write(fd, current)
+        os.write(fd, (b"%d" % (int(current) - 1)) if p == ${JSON.stringify(PID_MAX)} else current)
         results[p] = "WRITTEN"
     except OSError as e:
         results[p] = "write refused: " + e.strerror
@@ -56,11 +59,15 @@ afterAll(async () => {
 
 test("no host sysctl is writable from a code_execution (each probe writes back the value it read)", async () => {
   const id = await createEnvironment(emulator, { sources: inlineFiles({ "workspace/a.txt": "a" }) });
+  const hostPidMax = readFileSync(PID_MAX, "utf8");
   const { status, body } = await executeTool(emulator, id, python(PROBE));
+  const hostPidMaxAfter = readFileSync(PID_MAX, "utf8");
+  if (hostPidMaxAfter !== hostPidMax) writeFileSync(PID_MAX, hostPidMax);
   expect(status).toBe(200);
   const results: Record<string, string> = JSON.parse(body.output);
   expect(Object.keys(results)).toEqual(SYSCTLS);
-  const written = SYSCTLS.filter((p) => results[p] === "WRITTEN");
+  // pid_max written inside is the sandbox's own PID namespace's, as long as the host's did not move.
+  const written = SYSCTLS.filter((p) => results[p] === "WRITTEN" && (p !== PID_MAX || hostPidMaxAfter !== hostPidMax));
   expect({ writtenFromSandbox: written, results }).toEqual({ writtenFromSandbox: [], results });
 });
 
