@@ -29,11 +29,14 @@ import { SandboxUnavailableError } from "./errors";
 const UNSHARE = "/usr/bin/unshare";
 const SETPRIV = "/usr/bin/setpriv";
 
-const STAGE = 'cd "$1" && mount -t overlay genv-tree -o "lowerdir=$2,upperdir=.,workdir=$3" "$4" && shift 4 && exec "$@"';
-
 export interface HostView {
-  /** Arguments that go before bwrap's (or prlimit's) argv: the mounts, then the switch of user. */
-  prefix: string[];
+  /** The command that gives the wrapper shell a mount namespace of its own. */
+  unshare: string[];
+  /** Shell text for the wrapper: mounts the view; takes its four arguments (`mountArgs`) and shifts them. */
+  mountShell: string;
+  mountArgs: string[];
+  /** The command that becomes the sandbox's host user before bwrap (or prlimit) runs. */
+  switchUser: string[];
   /** Where bwrap finds the tree. */
   treeSource: string;
   /** Removes the call's overlay work directory. */
@@ -52,11 +55,10 @@ export async function prepareHostView(root: string, owner: Owner): Promise<HostV
   await fs.mkdir(path.join(scratch, "work"));
   const relative = (to: string, from: string) => path.relative(from, to) || ".";
   return {
-    prefix: [
-      UNSHARE, "--mount", "--propagation", "private", "--", "/bin/sh", "-c", STAGE, "genv-host-view",
-      root, relative(path.join(scratch, "lower"), root), relative(path.join(scratch, "work"), root), path.join(mountBase, "tree"),
-      SETPRIV, `--reuid=${owner.uid}`, `--regid=${owner.gid}`, "--clear-groups", "--inh-caps=-all", "--",
-    ],
+    unshare: [UNSHARE, "--mount", "--propagation", "private", "--"],
+    mountShell: 'cd "$1" && mount -t overlay genv-tree -o "lowerdir=$2,upperdir=.,workdir=$3" "$4" && shift 4',
+    mountArgs: [root, relative(path.join(scratch, "lower"), root), relative(path.join(scratch, "work"), root), path.join(mountBase, "tree")],
+    switchUser: [SETPRIV, `--reuid=${owner.uid}`, `--regid=${owner.gid}`, "--clear-groups", "--inh-caps=-all", "--"],
     treeSource: path.join(mountBase, "tree"),
     dispose: () => removeTree(scratch),
   };

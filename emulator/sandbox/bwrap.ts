@@ -188,15 +188,16 @@ async function runPrepared(
   // The pids cgroup also holds bwrap's monitor and the sandbox's pid 1 (the wrapper shell became bwrap).
   const cgroup = await createCallCgroup({ maxPids: limits.maxProcesses + 2, memoryBytes: limits.callMemoryBytes });
   const bwrapArgv = [bwrap, "--args", String(argsFd), "--", ...argv];
-  // One wrapper shell joins the cgroups, sets the rlimits with builtins (no `prlimit` exec: ≈ 0.6 ms)
-  // and execs bwrap (as root: the host view first), so bwrap, everything in the sandbox and every
-  // fork inherit both. RLIMIT_NPROC counts every process of the host uid, and all sandboxes share
+  // One wrapper shell joins the cgroups, sets the rlimits with builtins (no `prlimit` exec: ≈ 0.6 ms),
+  // as root mounts the host view (in the mount namespace `unshare` gave it) and switches user, and
+  // execs bwrap, so bwrap, everything in the sandbox and every fork inherit all of it. RLIMIT_NPROC counts every process of the host uid, and all sandboxes share
   // one: it is the fallback where no pids cgroup binds, and left as inherited where one does.
   const nproc = cgroup?.pidsLimited ? undefined : limits.maxProcesses;
   const ulimits = ulimitShell(limits, nproc);
-  const prefix = [cgroup?.joinShell, ulimits].filter((part): part is string => part !== undefined);
-  const inner = [...(view?.prefix ?? []), ...(ulimits ? bwrapArgv : ["/usr/bin/prlimit", ...prlimitArgs(limits, nproc), "--", ...bwrapArgv])];
-  const [command, ...args] = prefix.length > 0 ? [SHELL, "-c", `${prefix.join(" && ")} && exec "$@"`, "genv-sandbox", ...inner] : inner;
+  const steps = [cgroup?.joinShell, ulimits, view?.mountShell].filter((part): part is string => part !== undefined);
+  const inner = [...(view?.switchUser ?? []), ...(ulimits ? bwrapArgv : ["/usr/bin/prlimit", ...prlimitArgs(limits, nproc), "--", ...bwrapArgv])];
+  const [command, ...args] =
+    steps.length > 0 ? [...(view?.unshare ?? []), SHELL, "-c", `${steps.join(" && ")} && exec "$@"`, "genv-sandbox", ...(view?.mountArgs ?? []), ...inner] : inner;
 
   const started = performance.now();
   const child = spawn(command, args, {
