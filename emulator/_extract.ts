@@ -141,6 +141,53 @@ export async function mergeInto(
   }
 }
 
+/** What a merge in progress needs to be finished after a crash. */
+interface MergeJournal {
+  environmentId: string;
+  unpacked: string;
+  segments: string[];
+}
+
+const JOURNAL_SUFFIX = ".merge.json";
+
+/**
+ * `mergeInto` all or nothing across a crash: a journal naming the merge is written (atomically)
+ * before the first entry moves and removed after the last; a start-up that finds one finishes the
+ * merge (`finishInterruptedMerges`). Rolling forward is sound: every conflict was checked before
+ * anything moved, and the entries not yet moved are still in `unpacked`.
+ */
+export async function journaledMerge(
+  journalDir: string,
+  merge: MergeJournal & { tree: Directory; overwrite: boolean; owner?: Owner },
+): Promise<TreeEntry[]> {
+  const journal = path.join(journalDir, `${path.basename(merge.unpacked)}${JOURNAL_SUFFIX}`);
+  const record: MergeJournal = { environmentId: merge.environmentId, unpacked: merge.unpacked, segments: merge.segments };
+  await fs.writeFile(`${journal}.tmp`, JSON.stringify(record));
+  await fs.rename(`${journal}.tmp`, journal);
+  try {
+    return await mergeInto(merge.unpacked, merge.tree, merge.segments, merge.overwrite, merge.owner);
+  } finally {
+    await fs.rm(journal, { force: true });
+  }
+}
+
+/** Finishes the merges a crash interrupted (before start-up sweeps `tmp/`); returns their environments. */
+export async function finishInterruptedMerges(journalDir: string, treePath: (id: string) => string, owner?: Owner): Promise<string[]> {
+  const finished: string[] = [];
+  const names = await fs.readdir(journalDir).catch(() => [] as string[]);
+  for (const name of names.filter((entry) => entry.endsWith(JOURNAL_SUFFIX))) {
+    const record = JSON.parse(await fs.readFile(path.join(journalDir, name), "utf8")) as MergeJournal;
+    const unpackedExists = await fs.stat(record.unpacked).then(() => true, () => false);
+    const treeExists = await fs.stat(treePath(record.environmentId)).then(() => true, () => false);
+    if (unpackedExists && treeExists) {
+      await withTree(treePath(record.environmentId), (tree) => mergeInto(record.unpacked, tree, record.segments, true, owner));
+      finished.push(record.environmentId);
+    }
+    await fs.rm(path.join(journalDir, name), { force: true });
+  }
+  return finished;
+}
+
 /** lstat of `relative` under `directory` without following any symlink on the way; undefined when absent. */
 async function lstatBeneath(directory: Directory, relative: string) {
   const segments = relative.split("/");

@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { pipeline } from "node:stream/promises";
 import { HttpError, invalidArgument } from "./errors";
+import type { FaultInjector } from "./faults";
 import { ownerOf, type EnvironmentsService } from "./service";
 
 export interface RequestLogEntry {
@@ -27,6 +28,8 @@ export interface HttpOptions {
   onInternalError?: (error: unknown) => void;
   /** Extra routes (tools, uploads, credentials) tried after the environment routes. */
   extraRoutes?: readonly Route[];
+  /** Faults on purpose (`--faults`): drawn per request before it is handled. */
+  faults?: FaultInjector;
 }
 
 export interface RouteContext {
@@ -50,6 +53,14 @@ const VERSIONED = /^\/(v1|v1beta|v1alpha)\/(.*)$/;
 const ENVIRONMENT = /^environments\/(?:environments\/)?([^/]*)(\/files(?:\/(.*))?)?$/;
 
 export function createHandler(service: EnvironmentsService, options: HttpOptions) {
+  const handle = handlerOf(service, options);
+  const faults = options.faults;
+  if (!faults) return handle;
+  return (request: IncomingMessage, response: ServerResponse): Promise<void> =>
+    faults.apply(faults.decide(request), request, response, () => handle(request, response));
+}
+
+function handlerOf(service: EnvironmentsService, options: HttpOptions) {
   return async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const started = performance.now();
     const target = request.url ?? "/";

@@ -6,7 +6,7 @@ import { promises as fs } from "node:fs";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { EgressProxy, type CredentialResolver } from "./egress";
+import { EgressProxy, sweepSocketDirectories, type CredentialResolver } from "./egress";
 import { CredentialsService, credentialRoutes, credentialsKeySource } from "./credentials";
 import { createHandler, type RequestLogEntry, type Route } from "./http";
 import { EnvironmentsService } from "./service";
@@ -15,9 +15,15 @@ import { EnvironmentStore } from "./store";
 import { toolsRoute } from "./tools-route";
 import { sandboxOwner } from "./sandbox";
 import { TreeStore } from "./trees";
+import { finishInterruptedMerges } from "./_extract";
+import { FaultInjector, parseFaultSpec, type FaultSpec } from "./faults";
 import { Uploads, uploadRoutes } from "./uploads";
 
 export interface EmulatorOptions {
+  /** Echoed specs one ListEnvironments page holds at most (default 64 MiB; at least one environment a page). */
+  maxPageBytes?: number;
+  /** Faults on purpose, e.g. `rate=0.2,seed=7` (see `faults.ts`); none by default. */
+  faults?: string | FaultSpec;
   /** Where the database and file trees live. Ignored with `inMemory`. */
   dataDir?: string;
   /** A throwaway emulator: in-memory database, trees in a temporary directory removed on close. */
@@ -104,11 +110,14 @@ export interface RunningEmulator {
   credentials: CredentialsService;
   /** Resumable upload sessions in progress. */
   uploads: Uploads;
+  /** The fault injector, when `faults` was given: `faults.dealt` counts what it did. */
+  faults?: FaultInjector;
   close(): Promise<void>;
 }
 
 export async function startEmulator(options: EmulatorOptions): Promise<RunningEmulator> {
   if (options.apiKeys.length === 0) throw new Error("startEmulator: apiKeys must hold at least one key");
+  const faults = options.faults === undefined ? undefined : new FaultInjector(typeof options.faults === "string" ? parseFaultSpec(options.faults) : options.faults);
   const gcsEndpointSetting = options.gcsEndpoint ?? process.env.STORAGE_EMULATOR_HOST;
   const gcsEndpoint = gcsEndpointSetting ? normaliseGcsEndpoint(gcsEndpointSetting) : undefined;
   const dataDir = options.inMemory
@@ -119,7 +128,10 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
   const store = new EnvironmentStore(options.inMemory ? ":memory:" : path.join(dataDir, "environments.sqlite"));
   const trees = new TreeStore(dataDir, sandboxOwner());
   await trees.init();
+  // After a crash: finish the extracts it interrupted, then sweep, then recount what may be stale.
+  await finishInterruptedMerges(path.join(trees.tmpDir, "uploads"), (id) => trees.treePath(id), trees.owner);
   await trees.sweep(store.allIds());
+  await sweepSocketDirectories();
 
   if (options.credentialsKey !== undefined && options.credentialsKey.length !== 32) {
     throw new Error("startEmulator: credentialsKey must be 32 bytes");
@@ -143,7 +155,9 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     gcsEndpoint,
     gcsTimeoutMs: options.gcsTimeoutMs,
     afterDelete: (id) => egress.forget(id),
+    maxPageBytes: options.maxPageBytes,
   });
+  await service.recountStale();
   const egress = new EgressProxy({
     dataDir,
     routes: options.egressRoutes,
@@ -163,6 +177,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
       maxBodyBytes: options.maxBodyBytes ?? EMULATOR_DEFAULTS.maxBodyBytes,
       onRequest: options.onRequest,
       onInternalError: options.onInternalError,
+      faults,
       extraRoutes: [
         credentialRoutes(credentials),
         uploadRoutes(uploads),
@@ -186,6 +201,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     egress,
     credentials,
     uploads,
+    faults,
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -26,12 +26,16 @@ export interface ServiceOptions extends SourceOptions {
   now: () => number;
   /** Whether this owner has a credential with this id (allowlist entries may reference one). */
   credentialExists?: (owner: string, id: string) => boolean;
+  /** Echoed specs one ListEnvironments page holds at most; default `MAX_PAGE_BYTES`. */
+  maxPageBytes?: number;
   /** Called once an environment is deleted, to release what other parts hold for it (its egress proxy). */
   afterDelete?: (id: string) => Promise<void>;
 }
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 1000;
+/** Echoed specs one ListEnvironments page holds at most (more than one environment's worth ends it). */
+export const MAX_PAGE_BYTES = 64 * 1024 * 1024; // 64 MiB
 
 export function ownerOf(apiKey: string): string {
   return createHash("sha256").update(apiKey).digest("hex");
@@ -105,8 +109,19 @@ export class EnvironmentsService {
     const after = pageToken ? decodeToken(pageToken, "environments").seq : 0;
     if (typeof after !== "number") throw invalidArgument("page_token: is not a token this server issued");
     const rows = this.store.page(owner, after, size + 1);
-    const page = rows.slice(0, size).map((row) => toWire(this.withCurrentStatus(row), this.store.spec(row.id)));
-    const next = rows.length > size ? encodeToken("environments", { seq: rows[size - 1].seq }) : undefined;
+    // A page also ends before it would pass MAX_PAGE_BYTES of echoed specs (at least one environment
+    // per page): serialising pages of environments with large inline sources must stay possible.
+    const page: Environment[] = [];
+    let bytes = 0;
+    for (const row of rows.slice(0, size)) {
+      const spec = this.store.spec(row.id);
+      const specBytes = (spec.sources?.length ?? 0) + (spec.network?.length ?? 0);
+      if (page.length > 0 && bytes + specBytes > (this.options.maxPageBytes ?? MAX_PAGE_BYTES)) break;
+      page.push(toWire(this.withCurrentStatus(row), spec));
+      bytes += specBytes;
+    }
+    const more = rows.length > page.length;
+    const next = more ? encodeToken("environments", { seq: rows[page.length - 1].seq }) : undefined;
     return next ? { environments: page, next_page_token: next } : { environments: page };
   }
 
@@ -156,6 +171,24 @@ export class EnvironmentsService {
       const handle = await fs.open(`/proc/self/fd/${target.handle.fd}`, "r");
       return { handle, sizeBytes: target.entry.sizeBytes, mimeType: mimeTypeOf(target.entry.name) };
     });
+  }
+
+  /**
+   * Before the tree changes outside a create (an upload, a tool call): its counts may be stale until
+   * they are recorded again, and a start-up after a crash in between recounts it (`recountStale`).
+   */
+  treeChanging(id: string): void {
+    this.store.markChanging(id);
+  }
+
+  /** Counts every tree a crash may have left with stale `file_count`/`size_bytes` (at start-up). */
+  async recountStale(): Promise<string[]> {
+    const stale = this.store.staleCounts();
+    for (const id of stale) {
+      const stats = await this.trees.stats(this.trees.treePath(id)).catch(() => ({ fileCount: 0, sizeBytes: 0 }));
+      this.store.setStats(id, stats.fileCount, stats.sizeBytes, this.options.now());
+    }
+    return stale;
   }
 
   /** After files changed in an environment's tree (uploads): recount, move `updated` and `last_accessed`. */
@@ -209,6 +242,17 @@ export class EnvironmentsService {
    */
   recordTreeChange(row: EnvironmentRow, stats: { fileCount: number; sizeBytes: number }): number {
     return this.store.setStats(row.id, stats.fileCount, stats.sizeBytes, this.options.now()) ?? row.updated_ms;
+  }
+
+  /** Records that a tool call left the tree as it was: its counts are current again; `updated` stays. */
+  recordTreeUnchanged(row: EnvironmentRow): number {
+    this.store.countsCurrent(row.id);
+    return row.updated_ms;
+  }
+
+  /** Whether the environment still exists (a tool call's environment may be deleted while it runs). */
+  exists(id: string): boolean {
+    return this.store.exists(id);
   }
 
   private withCurrentStatus(row: EnvironmentRow): EnvironmentRow {

@@ -64,6 +64,9 @@ export class EnvironmentStore {
     this.db.pragma("synchronous = NORMAL");
     this.db.pragma("foreign_keys = ON");
     this.db.exec(MIGRATION);
+    // Added after the first release: a data directory from before gains the column.
+    const columns = this.db.prepare<[], { name: string }>(`PRAGMA table_info(environments)`).all().map((column) => column.name);
+    if (!columns.includes("counts_stale")) this.db.exec(`ALTER TABLE environments ADD COLUMN counts_stale INTEGER NOT NULL DEFAULT 0`);
     this.statements = {
       insert: this.db.prepare<NewEnvironmentRow>(
         `INSERT INTO environments (id, owner, created_ms, updated_ms, last_accessed_ms, status, file_count, size_bytes)
@@ -85,9 +88,13 @@ export class EnvironmentStore {
       expire: this.db.prepare<[string]>(`UPDATE environments SET status = 'expired' WHERE id = ?`),
       // `updated_ms` moves strictly forward, even on a frozen clock: caches are keyed by it.
       stats: this.db.prepare<[number, number, number, string], { updated_ms: number }>(
-        `UPDATE environments SET file_count = ?, size_bytes = ?, updated_ms = max(?, updated_ms + 1) WHERE id = ? RETURNING updated_ms`,
+        `UPDATE environments SET file_count = ?, size_bytes = ?, updated_ms = max(?, updated_ms + 1), counts_stale = 0 WHERE id = ? RETURNING updated_ms`,
       ),
       ids: this.db.prepare<[], { id: string }>(`SELECT id FROM environments`),
+      exists: this.db.prepare<[string], { id: string }>(`SELECT id FROM environments WHERE id = ?`),
+      markChanging: this.db.prepare<[string]>(`UPDATE environments SET counts_stale = 1 WHERE id = ?`),
+      current: this.db.prepare<[string]>(`UPDATE environments SET counts_stale = 0 WHERE id = ?`),
+      stale: this.db.prepare<[], { id: string }>(`SELECT id FROM environments WHERE counts_stale = 1`),
     };
   }
 
@@ -131,6 +138,27 @@ export class EnvironmentStore {
   /** New stats after the tree changed; `updated_ms` becomes `updatedMs`, or 1 ms past its value. Returns it. */
   setStats(id: string, fileCount: number, sizeBytes: number, updatedMs: number): number | undefined {
     return this.statements.stats.get(fileCount, sizeBytes, updatedMs, id)?.updated_ms;
+  }
+
+  /**
+   * Marks that the tree is about to change outside a create (an upload, a tool call): until new stats
+   * are recorded, `file_count`/`size_bytes` may be stale, and a start-up after a crash recounts it.
+   */
+  markChanging(id: string): void {
+    this.statements.markChanging.run(id);
+  }
+
+  exists(id: string): boolean {
+    return this.statements.exists.get(id) !== undefined;
+  }
+
+  countsCurrent(id: string): void {
+    this.statements.current.run(id);
+  }
+
+  /** Environments whose counts a crash may have left stale. */
+  staleCounts(): string[] {
+    return this.statements.stale.all().map((row) => row.id);
   }
 
   allIds(): Set<string> {

@@ -71,19 +71,21 @@ export function toolsRoute(context: { service: EnvironmentsService; trees: TreeS
       await assertReadOnlyInPlace(root, row.id, readOnly);
       const egress = { proxy: context.egress, network, owner: route.owner, envId: row.id };
       const sandboxLimits = { maxFileBytes: fileSizeCap(before, limits, DEFAULT_LIMITS.maxFileBytes) };
+      service.treeChanging(row.id);
       // After the call (also when the tool threw: the tree must not stay over its limits): walk,
       // undo growth past the limits, record the stats. Returns the note for the tool's error, if any.
       const settle = async (): Promise<string | undefined> => {
+        // Deleted while the call ran: its tree is gone, and the call's own answer stands.
+        if (!service.exists(row.id)) return undefined;
         let after = await walkTree(root);
         let note: string | undefined;
         if (exceeds(before, after, limits)) {
           note = limitMessage(after, limits, await undoGrowth(root, before, after));
           after = await walkTree(root);
         }
-        let stamp = row.updated_ms;
-        if (after.fingerprint !== before.fingerprint || after.fileCount !== row.file_count || after.sizeBytes !== row.size_bytes) {
-          stamp = service.recordTreeChange(row, after);
-        }
+        // Recorded even when nothing changed: that also clears the mark `treeChanging` set.
+        const changed = after.fingerprint !== before.fingerprint || after.fileCount !== row.file_count || after.sizeBytes !== row.size_bytes;
+        const stamp = changed ? service.recordTreeChange(row, after) : service.recordTreeUnchanged(row);
         snapshots.set(row.id, stamp, after);
         service.accessed(route.owner, row.id);
         return note;

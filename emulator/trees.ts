@@ -12,6 +12,7 @@ import path from "node:path";
 import { randomBytes } from "node:crypto";
 import mime from "mime-types";
 import { chownTree, ConfineError, copyContents, countFiles, Directory, release, removeTree, resolve, walk, withTree, type Owner } from "../confine";
+import { pathLengthProblem } from "../sdk/schemas";
 import { HttpError, invalidArgument, notFound } from "./errors";
 
 export interface TreeStats {
@@ -125,9 +126,11 @@ export class TreeStore {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
       throw error;
     }
-    // A tool call still running in it may keep writing until its sandbox ends: what it leaves in the
-    // trash is removed at the next start (`sweep`), the environment is gone either way.
-    await removeTree(trash).catch(() => undefined);
+    // A tool call still running in it may keep writing until its sandbox ends: then the trash is
+    // emptied once the call is over (and at the next start, `sweep`, should the emulator stop first).
+    await removeTree(trash).catch(() => {
+      void this.exclusive(id, () => removeTree(trash)).catch(() => undefined);
+    });
   }
 
   /**
@@ -153,6 +156,8 @@ export class TreeStore {
         throw invalidArgument(`path: segment ${JSON.stringify(segment)} is not allowed; give a path relative to the environment root`);
       }
     }
+    const tooLong = pathLengthProblem(segments);
+    if (tooLong) throw invalidArgument(`path: ${tooLong}`);
     const relative = segments.join("/");
     const display = relative === "" ? "/" : relative;
     let tree: Directory;

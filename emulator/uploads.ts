@@ -22,13 +22,13 @@ import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import type { IncomingMessage } from "node:http";
 import path from "node:path";
-import type { EnvironmentFile } from "../sdk/schemas";
+import { pathLengthProblem, type EnvironmentFile } from "../sdk/schemas";
 import { HttpError, invalidArgument, notFound } from "./errors";
 import { decodeSegment, sendJson, type Route, type RouteContext } from "./http";
 import { toWireFile, type EnvironmentsService } from "./service";
 import { chownTree, Directory, ensureDirectories, removeTree, withTree } from "../confine";
 import { toEntry, type TreeEntry, type TreeStore } from "./trees";
-import { asHttpError, mergeInto, unpackArchive } from "./_extract";
+import { asHttpError, journaledMerge, unpackArchive } from "./_extract";
 
 export interface UploadOptions {
   /** How long an upload session may take from its start. Default 1 hour. */
@@ -228,6 +228,7 @@ export class Uploads {
 
   private async finalizeNow(session: Session): Promise<EnvironmentFile[]> {
     const row = this.writable(session.owner, session.environmentId);
+    this.service.treeChanging(row.id);
     const owner = this.trees.owner;
     let written: TreeEntry[];
     if (session.extract) {
@@ -237,7 +238,9 @@ export class Uploads {
         await unpackArchive(session.staging, unpacked);
         await this.checkLimits(row, unpacked);
         if (owner) await chownTree(unpacked, owner);
-        written = await withTree(this.trees.treePath(row.id), (tree) => mergeInto(unpacked, tree, session.segments, session.overwrite, owner));
+        written = await withTree(this.trees.treePath(row.id), (tree) =>
+          journaledMerge(this.dir, { environmentId: row.id, unpacked, segments: session.segments, tree, overwrite: session.overwrite, owner }),
+        );
       } finally {
         await removeTree(unpacked);
       }
@@ -322,6 +325,8 @@ function pathSegments(rawPath: string): string[] {
       throw invalidArgument(`path: segment ${JSON.stringify(segment)} is not allowed; give a path relative to the environment root`);
     }
   }
+  const tooLong = pathLengthProblem(segments);
+  if (tooLong) throw invalidArgument(`path: ${tooLong}`);
   return segments;
 }
 

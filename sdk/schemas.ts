@@ -24,6 +24,8 @@ export function targetPathProblem(target: string): string | undefined {
   }
   if (target.includes("\\")) return `"${target}" contains a backslash: use "/" to separate directories`;
   const segments = target.replace(/\/+$/, "").split("/");
+  const tooLong = pathLengthProblem(segments);
+  if (tooLong) return tooLong;
   let depth = 0;
   for (const segment of segments) {
     if (segment === "..") {
@@ -36,6 +38,19 @@ export function targetPathProblem(target: string): string | undefined {
     }
   }
   if (segments.includes("..")) return `"${target}" is not normalised: remove ".." segments`;
+  return undefined;
+}
+
+/** Longest file name, and longest path, that Linux file systems take (NAME_MAX, PATH_MAX less the root and NUL). */
+export const MAX_NAME_BYTES = 255;
+export const MAX_PATH_BYTES = 4000;
+
+/** Why a path (split in segments) is too long for a file system, or undefined. */
+export function pathLengthProblem(segments: readonly string[]): string | undefined {
+  const long = segments.find((segment) => Buffer.byteLength(segment) > MAX_NAME_BYTES);
+  if (long !== undefined) return `has a name of ${Buffer.byteLength(long)} bytes ("${long.slice(0, 16)}…"); file names hold at most ${MAX_NAME_BYTES} bytes`;
+  const total = Buffer.byteLength(segments.join("/"));
+  if (total > MAX_PATH_BYTES) return `is ${total} bytes long; paths hold at most ${MAX_PATH_BYTES} bytes`;
   return undefined;
 }
 

@@ -8,6 +8,7 @@ import ms from "ms";
 import { EMULATOR_DEFAULTS, startEmulator, type RunningEmulator } from "../../emulator/server";
 import type { RequestLogEntry } from "../../emulator/http";
 import { parseRoutes } from "../../emulator/egress";
+import { FaultSpecError, parseFaultSpec, type FaultSpec } from "../../emulator/faults";
 import { CLIError } from "../errors";
 
 export interface ServeOptions {
@@ -21,6 +22,7 @@ export interface ServeOptions {
   egressRoute: string[];
   skillRegistry?: string;
   gcsEndpoint?: string;
+  faults?: string;
 }
 
 export function register(program: Command): void {
@@ -36,6 +38,7 @@ export function register(program: Command): void {
     .option("--skill-registry <dir>", "directory that skill_registry sources resolve in, e.g. DIR/skills/my-skill")
     .option("--gcs-endpoint <url>", "Cloud Storage JSON API for gcs sources, e.g. http://127.0.0.1:4443 (default: $STORAGE_EMULATOR_HOST, else Google's)")
     .option("--egress-route <host=url>", "send sandbox traffic for HOST to URL, e.g. api.example.com=http://127.0.0.1:9000 (repeatable)", collect, [])
+    .option("--faults <spec>", "inject faults, seeded: rate=0.2,seed=7[,kinds=429+503+500+reset-before+reset-after+slow][,routes=create+…][,retry-after=1][,delay=30s]")
     .addOption(new Option("--log-format <format>", "request log format").choices(["text", "json"]).default("text"))
     .action(async (options: ServeOptions) => {
       const { emulator, generatedKey } = await runServe(options, (line) => process.stderr.write(`${line}\n`));
@@ -56,7 +59,15 @@ export async function runServe(
     throw new CLIError(`--idle-ttl: "${options.idleTtl}" is not a duration; use e.g. 90s, 30m, 12h or 7d`);
   }
   const generatedKey = options.apiKey.length === 0 ? `genv-${randomBytes(16).toString("hex")}` : undefined;
+  let faults: FaultSpec | undefined;
+  try {
+    faults = options.faults === undefined ? undefined : parseFaultSpec(options.faults);
+  } catch (error) {
+    if (error instanceof FaultSpecError) throw new CLIError(error.message);
+    throw error;
+  }
   const emulator = await startEmulator({
+    faults,
     host: options.host,
     port: options.port,
     dataDir: options.dataDir,

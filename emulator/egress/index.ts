@@ -1,5 +1,5 @@
 /** The egress proxy: network policy, header and credential injection, HTTP hook delivery (README.md). */
-export { EgressProxy } from "./proxy";
+export { EgressProxy, sweepSocketDirectories } from "./proxy";
 export type { EgressAttachment, EgressContext, EgressProxyOptions } from "./proxy";
 export type { HttpHookDelivery, HttpHookRequest } from "./hook-delivery";
 export { injectionFor, networkDisabled, policyRefusal } from "./policy";

@@ -328,12 +328,40 @@ async function socketDirectory(): Promise<string> {
       if (base.dev === parent.dev) {
         await promisify(execFile)("mount", ["-t", "tmpfs", "-o", "mode=0711,size=4m,nosuid,nodev,noexec", "genv-egress-sockets", NEUTRAL_SOCKET_BASE]);
       }
-      const dir = await fs.mkdtemp(path.join(NEUTRAL_SOCKET_BASE, "e"));
+      await sweepDeadOwners(NEUTRAL_SOCKET_BASE, "e");
+      const dir = await fs.mkdtemp(path.join(NEUTRAL_SOCKET_BASE, `e${process.pid}-`));
       await fs.chmod(dir, 0o711);
       return dir;
     } catch {
       // no /run, or no mount: the temporary directory below (its path then shows in the sandbox)
     }
   }
-  return fs.mkdtemp(path.join(os.tmpdir(), "genv-egress-"));
+  await sweepDeadOwners(os.tmpdir(), "genv-egress-");
+  return fs.mkdtemp(path.join(os.tmpdir(), `genv-egress-${process.pid}-`));
+}
+
+/**
+ * Removes the socket directories (`<prefix><pid>-…`) of emulators that are gone: one that was killed
+ * could not remove its own. Run at start-up.
+ */
+export async function sweepSocketDirectories(): Promise<void> {
+  await sweepDeadOwners(NEUTRAL_SOCKET_BASE, "e");
+  await sweepDeadOwners(os.tmpdir(), "genv-egress-");
+}
+
+async function sweepDeadOwners(dir: string, prefix: string): Promise<void> {
+  for (const name of await fs.readdir(dir).catch(() => [] as string[])) {
+    const pid = new RegExp(`^${prefix}(\\d+)-`).exec(name)?.[1];
+    if (pid === undefined || Number(pid) === process.pid || processAlive(Number(pid))) continue;
+    await fs.rm(path.join(dir, name), { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }

@@ -28,7 +28,7 @@ import path from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Bucket, File, Storage } from "@google-cloud/storage";
-import { targetPathProblem, type Source } from "../../sdk/schemas";
+import { pathLengthProblem, targetPathProblem, type Source } from "../../sdk/schemas";
 import { ensureDirectories } from "./_build-dirs";
 import { HttpError, invalidArgument } from "../errors";
 import { spend, type Budget } from "./_copy";
@@ -175,6 +175,8 @@ async function list(bucket: Bucket, prefix: string, field: string, trial: Budget
 function objectNameProblem(relative: string): string | undefined {
   if (relative.includes("\0")) return "contains a NUL character";
   if (relative.includes("\\")) return "contains a backslash";
+  const tooLong = pathLengthProblem(relative.split("/"));
+  if (tooLong) return tooLong;
   for (const segment of relative.split("/")) {
     if (segment === "") return "has an empty path segment";
     if (segment === "." || segment === "..") return `has a "${segment}" path segment`;
