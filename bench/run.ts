@@ -1,6 +1,7 @@
 /** `npm run bench`: every benchmark, each printed as ratios against a baseline measured in the same run. */
 import { benchApi } from "./api";
 import { benchHooks } from "./hooks";
+import { benchFaults } from "./faults";
 import { benchFleet } from "./fleet";
 import { printComparisons } from "./_measure";
 
@@ -9,6 +10,7 @@ async function main(): Promise<void> {
   if (!only || only === "api") printComparisons("Environments API vs plain tools (median of 5)", await benchApi());
   if (!only || only === "hooks") printComparisons("Hooks runtime and :executeTool vs bare scripts (median of 21)", await benchHooks());
   if (!only || only === "fleet") printComparisons("pulumi up/destroy of a fleet vs a plain sdk script (one run)", await benchFleet());
+  if (!only || only === "faults") printComparisons("pulumi up/destroy of a fleet under 20% injected faults (one run)", await benchFaults());
 }
 
 main().catch((error) => {

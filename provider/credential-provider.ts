@@ -9,6 +9,7 @@
  * `update_mask` lists exactly the changed wire fields.
  */
 import type * as pulumi from "@pulumi/pulumi";
+import { createCredentialConverging } from "../sdk/converge";
 import { isAlreadyExists, isNotFound } from "../sdk/errors";
 import { CREDENTIAL_TYPES, CredentialId, CreateCredentialRequest, type Credential, type CredentialType, type UpdateCredentialRequest } from "../sdk/schemas";
 import { validationIssues } from "../sdk/validation";
@@ -70,15 +71,14 @@ export const diff: NonNullable<Provider["diff"]> = async (_id, olds, news) => {
 
 export const create: Provider["create"] = async (inputs) => {
   const request = { id: inputs.credentialId, type: inputs.type, ...wireFields(inputs) } as CreateCredentialRequest;
-  const credential = await providerClient()
-    .credentials.create(request)
-    .catch((error: unknown) => {
-      if (!isAlreadyExists(error)) throw error;
-      throw new Error(
-        `credential ${inputs.credentialId} already exists (another stack or program owns it?): choose another credentialId, or delete it first`,
-        { cause: error },
-      );
-    });
+  // An answer lost after the credential was made is answered by reading it (sdk/converge.ts).
+  const { credential } = await createCredentialConverging(providerClient(), request).catch((error: unknown) => {
+    if (!isAlreadyExists(error)) throw error;
+    throw new Error(
+      `credential ${inputs.credentialId} already exists (another stack or program owns it?): choose another credentialId, or delete it first`,
+      { cause: error },
+    );
+  });
   return { id: credential.id, outs: outputsOf(credential, inputs) };
 };
 

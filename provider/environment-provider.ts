@@ -9,6 +9,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { EnvironmentsClient } from "../sdk/client";
+import { createEnvironmentConverging } from "../sdk/converge";
 import { isNotFound } from "../sdk/errors";
 import { CreateEnvironmentRequest, Source, type Environment } from "../sdk/schemas";
 import { validationIssues } from "../sdk/validation";
@@ -73,7 +74,9 @@ export const diff: NonNullable<Provider["diff"]> = async (_id, olds, news) => {
 export const create: Provider["create"] = async (inputs) => {
   const client = providerClient();
   if (inputs.adopt !== undefined) return adoptExisting(client, inputs, inputs.adopt);
-  const environment = await client.create({
+  // A create whose answer is lost (a reset, a timeout, a 5xx) is found again rather than made twice:
+  // sdk/converge.ts says how, and what it relies on.
+  const { environment } = await createEnvironmentConverging(client, {
     sources: inputs.sources,
     network: inputs.network,
     from_environment: inputs.fromEnvironment,

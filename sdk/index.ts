@@ -45,3 +45,4 @@ export {
   UpdateCredentialRequest,
 } from "./schemas";
 export { describeIssues, type ValidationIssue } from "./validation";
+export { AmbiguousCreateError, createCredentialConverging, createEnvironmentConverging, isAmbiguous, type ConvergeOptions } from "./converge";

@@ -1,0 +1,130 @@
+/**
+ * Creates that converge under faults: what a pipeline needs when a create's answer can be lost.
+ *
+ * CreateEnvironment has no idempotency key and environments have no labels, so an attempt that failed
+ * ambiguously — no answer (a reset, a timeout) or a 500/502/504 — may or may not have made an
+ * environment. `createEnvironmentConverging` then looks before it tries again: it lists the
+ * environments created since the first such attempt began (less `clockSkewMs`) whose echoed spec —
+ * `sources` and `network`; `from_environment` is not echoed — equals the request's, and
+ * - one match: that is the attempt's environment, adopted (`adopted: true`);
+ * - none: the server did not act, so the create is made again (up to `maxAttempts`);
+ * - several: it refuses to guess (`AmbiguousCreateError`, naming them), as it cannot tell its own.
+ *
+ * What it relies on: the server has finished with an attempt by the time the client gave up on it
+ * (the emulator's faults behave so; a hosted request still queued after the client's timeout would
+ * make a duplicate). And what it cannot rule out: another caller with the same API key creating the
+ * same spec in the same seconds — the same match; keep such pipelines on keys of their own.
+ *
+ * Credentials have client-chosen ids, so `createCredentialConverging` needs no search: an ambiguous
+ * attempt is made again, and an `ALREADY_EXISTS` after one is answered by reading the credential
+ * (of the same type, it is the attempt's; of another, the conflict is real and thrown).
+ */
+import type { CallOptions, EnvironmentsClient } from "./client";
+import { ConnectionError, EnvironmentsApiError, EnvironmentsError, isAlreadyExists } from "./errors";
+import { sleep } from "./retry";
+import type { CreateCredentialRequest, CreateEnvironmentRequest, Credential, Environment } from "./schemas";
+
+export interface ConvergeOptions extends CallOptions {
+  /** Attempts in all, each after an ambiguous failure with no match. Default 5. */
+  maxAttempts?: number;
+  /** How far before an attempt's start an environment's `created` may be (server clock, whole seconds). Default 5 s. */
+  clockSkewMs?: number;
+  /** Wait before looking, after an ambiguous failure. Default 500 ms. */
+  settleMs?: number;
+  now?: () => number;
+}
+
+/** An ambiguous create whose outcome cannot be told apart from others' creates. */
+export class AmbiguousCreateError extends EnvironmentsError {
+  readonly code = "GENV_AMBIGUOUS_CREATE";
+  override name = "AmbiguousCreateError";
+  constructor(readonly candidates: readonly string[], options?: ErrorOptions) {
+    super(
+      `CreateEnvironment failed without an answer, and ${candidates.length} environments with the same spec were created meanwhile ` +
+        `(${candidates.join(", ")}): one may be this request's; none was adopted. Check them (genv env list) and delete the extra ones.`,
+      options,
+    );
+  }
+}
+
+/** Whether a failed attempt may have acted: no answer, or an answer that says nothing about it. */
+export function isAmbiguous(error: unknown): boolean {
+  if (error instanceof EnvironmentsApiError) return [408, 500, 502, 504].includes(error.httpStatus);
+  return error instanceof ConnectionError && !error.refused;
+}
+
+/** Whether a failed attempt provably did not act and may simply be made again. */
+function notActed(error: unknown): boolean {
+  if (error instanceof EnvironmentsApiError) return [429, 503].includes(error.httpStatus);
+  return error instanceof ConnectionError && error.refused;
+}
+
+export async function createEnvironmentConverging(
+  client: EnvironmentsClient,
+  request: CreateEnvironmentRequest,
+  options: ConvergeOptions = {},
+): Promise<{ environment: Environment; adopted: boolean }> {
+  const maxAttempts = options.maxAttempts ?? 5;
+  const now = options.now ?? Date.now;
+  const wanted = specKey(request);
+  let since: number | undefined;
+  for (let attempt = 1; ; attempt++) {
+    since ??= now();
+    try {
+      return { environment: await client.create(request, options), adopted: false };
+    } catch (error) {
+      if (attempt >= maxAttempts || !(isAmbiguous(error) || notActed(error))) throw error;
+      if (notActed(error)) continue; // the client's own backoff already waited
+      await sleep(options.settleMs ?? 500, options.signal);
+      // Since the first ambiguous attempt: an earlier one may be the one that acted.
+      const from = since - (options.clockSkewMs ?? 5_000);
+      const matches: Environment[] = [];
+      for await (const environment of client.listAll({}, options)) {
+        const created = environment.created === undefined ? Number.NaN : Date.parse(environment.created);
+        if (created >= Math.floor(from / 1000) * 1000 && specKey(environment) === wanted) matches.push(environment);
+      }
+      if (matches.length === 1) return { environment: matches[0], adopted: true };
+      if (matches.length > 1) throw new AmbiguousCreateError(matches.map((environment) => environment.id), { cause: error });
+    }
+  }
+}
+
+export async function createCredentialConverging(
+  client: EnvironmentsClient,
+  request: CreateCredentialRequest,
+  options: ConvergeOptions = {},
+): Promise<{ credential: Credential; adopted: boolean }> {
+  const maxAttempts = options.maxAttempts ?? 5;
+  let ambiguous = false;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return { credential: await client.credentials.create(request, options), adopted: false };
+    } catch (error) {
+      if (ambiguous && isAlreadyExists(error)) {
+        const existing = await client.credentials.get(request.id, options);
+        if (existing.type === request.type) return { credential: existing, adopted: true };
+        throw error;
+      }
+      if (attempt >= maxAttempts || !(isAmbiguous(error) || notActed(error))) throw error;
+      ambiguous ||= isAmbiguous(error);
+    }
+  }
+}
+
+/**
+ * What identifies a create's outcome: the spec as the server echoes it (`sources`, `network`; the
+ * API does not echo `from_environment`, so forks of the same network all look alike), keys in a
+ * stable order.
+ */
+function specKey(spec: { sources?: unknown; network?: unknown }): string {
+  return stableJson({ sources: spec.sources ?? [], network: spec.network ?? null });
+}
+
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, item]) => item !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${stableJson(item)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
