@@ -93,7 +93,7 @@ async function routeEnvironments(service: EnvironmentsService, context: RouteCon
   if (rest === "environments") {
     if (method === "POST") return sendJson(response, 200, await service.create(owner, await context.readJson()));
     if (method === "GET") {
-      return sendJson(response, 200, service.list(owner, intParam(query, "page_size"), query.get("page_token") ?? undefined));
+      return sendJson(response, 200, service.list(owner, intParam(query, "page_size"), query.get("page_token") || undefined, query.get("mode") || undefined));
     }
     return false;
   }
