@@ -6,6 +6,11 @@
 import { Command, CommanderError } from "commander";
 import * as exec from "./commands/exec";
 import * as demo from "./commands/demo";
+import * as envCat from "./commands/env-cat";
+import * as envFiles from "./commands/env-files";
+import * as envGet from "./commands/env-get";
+import * as envList from "./commands/env-list";
+import * as envRm from "./commands/env-rm";
 import * as hooksLint from "./commands/hooks-lint";
 import * as hooksTest from "./commands/hooks-test";
 import * as serve from "./commands/serve";
@@ -13,13 +18,14 @@ import { CLIError } from "./errors";
 
 export function buildProgram(): Command {
   const program = new Command("genv")
-    .description("Gemini Environments as code: local emulator, hooks tooling and demo")
+    .description("Gemini Environments as code: local emulator, a look inside an API, hooks tooling and demo")
     .showHelpAfterError()
     .exitOverride();
   serve.register(program);
   hooksLint.register(program);
   hooksTest.register(program);
   exec.register(program);
+  for (const command of [envList, envGet, envFiles, envCat, envRm]) command.register(program);
   demo.register(program);
   return program;
 }

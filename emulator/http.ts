@@ -93,10 +93,17 @@ function handlerOf(service: EnvironmentsService, options: HttpOptions) {
       throw new HttpError("NOT_FOUND", `method ${request.method} ${rawPath} not found`);
     } catch (error) {
       if (!(error instanceof HttpError)) options.onInternalError?.(error);
+      // Every reply on an upload URL says where the session stands, errors included: a client that
+      // finds no X-Goog-Upload-Status re-sends the chunk (google-genai for Python: 3 times, 1 + 2 + 4 s)
+      // and then reports that retry's answer. Routes that leave the session open say `active` first.
+      if (rawPath.startsWith("/upload/") && !response.headersSent && !response.hasHeader(UPLOAD_STATUS)) response.setHeader(UPLOAD_STATUS, "final");
       sendError(response, error);
     }
   };
 }
+
+/** Google's resumable upload protocol: `active` while a session takes more chunks, `final` once it is over. */
+export const UPLOAD_STATUS = "X-Goog-Upload-Status";
 
 async function routeEnvironments(service: EnvironmentsService, context: RouteContext): Promise<boolean> {
   const { request, response, owner, query, rest } = context;
@@ -104,7 +111,7 @@ async function routeEnvironments(service: EnvironmentsService, context: RouteCon
   if (rest === "environments") {
     if (method === "POST") return sendJson(response, 200, await service.create(owner, await context.readJson()));
     if (method === "GET") {
-      return sendJson(response, 200, service.list(owner, intParam(query, "page_size"), query.get("page_token") ?? undefined));
+      return sendJson(response, 200, service.list(owner, intParam(query, "page_size"), query.get("page_token") || undefined, query.get("mode") || undefined));
     }
     return false;
   }

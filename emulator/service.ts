@@ -7,11 +7,23 @@
  * - An environment idle longer than the idle TTL becomes `expired`; its files stay readable (a
  *   read-only snapshot) and it can still be deleted, but tools no longer run in it.
  * - Page tokens are opaque keyset positions: stable while environments or files are added and removed.
+ * - `self_hosted` environments: the key is generated here (`envkey_` + 32 random bytes, base64url),
+ *   returned by the create call only, and stored as its sha256. The daemon's polling and streaming
+ *   API is not emulated; `system_instruction` and `custom_config` are stored and echoed, nothing
+ *   more, and `:executeTool` runs the tools of any environment in the local sandbox.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { promises as fs, type promises } from "node:fs";
 import type { Directory } from "../confine";
-import { CreateEnvironmentRequest, type Environment, type EnvironmentFile, type Network } from "../sdk/schemas";
+import {
+  CreateEnvironmentRequest,
+  DEFAULT_ENVIRONMENT_MODE,
+  ENVIRONMENT_MODES,
+  environmentModeProblem,
+  type Environment,
+  type EnvironmentFile,
+  type Network,
+} from "../sdk/schemas";
 import { describeIssues, validationIssues } from "../sdk/validation";
 import { invalidArgument, notFound } from "./errors";
 import { materializeSources, type SourceOptions } from "./sources";
@@ -70,6 +82,9 @@ export class EnvironmentsService {
 
     const scratch = await this.trees.scratch();
     const id = `env_${randomBytes(10).toString("hex")}`;
+    const mode = request.mode ?? DEFAULT_ENVIRONMENT_MODE;
+    // 256 random bits: a plain sha256 is as hard to invert as the key is to guess, so no salt or slow hash.
+    const environmentKey = mode === "self_hosted" ? `envkey_${randomBytes(32).toString("base64url")}` : undefined;
     try {
       if (origin) await this.trees.copyInto(origin.id, scratch);
       const written = await materializeSources(request.sources ?? [], scratch, this.options);
@@ -85,9 +100,13 @@ export class EnvironmentsService {
         status: "active",
         file_count: stats.fileCount,
         size_bytes: stats.sizeBytes,
+        mode,
       }, {
         sources: request.sources ? JSON.stringify(request.sources) : null,
         network: request.network !== undefined ? JSON.stringify(request.network) : null,
+        system_instruction: request.system_instruction ?? null,
+        custom_config: request.custom_config !== undefined ? JSON.stringify(request.custom_config) : null,
+        environment_key_sha256: environmentKey === undefined ? null : createHash("sha256").update(environmentKey).digest("hex"),
         // A fork keeps its origin's read-only paths: it holds the same repository content.
         read_only: JSON.stringify([...new Set([...(origin ? this.sandboxSpec(origin.id).readOnly : []), ...readOnlyTargets(request.sources ?? [])])]),
       });
@@ -96,7 +115,9 @@ export class EnvironmentsService {
       await this.trees.remove(id);
       throw error;
     }
-    return this.get(owner, id);
+    const created = this.get(owner, id);
+    // The one response that carries the key: Get and List never do.
+    return environmentKey === undefined ? created : { ...created, environment_key: environmentKey };
   }
 
   get(owner: string, id: string): Environment {
@@ -104,18 +125,23 @@ export class EnvironmentsService {
     return toWire(row, this.store.spec(row.id));
   }
 
-  list(owner: string, pageSize: number | undefined, pageToken: string | undefined): { environments: Environment[]; next_page_token?: string } {
+  /**
+   * One page of the owner's environments, in creation order; with `mode`, only those of that mode. A
+   * token is a position, so it may be used with or without the filter; an unknown mode is a 400.
+   */
+  list(owner: string, pageSize: number | undefined, pageToken: string | undefined, mode?: string): { environments: Environment[]; next_page_token?: string } {
     const size = pageSizeOf(pageSize);
     const after = pageToken ? decodeToken(pageToken, "environments").seq : 0;
     if (typeof after !== "number") throw invalidArgument("page_token: is not a token this server issued");
-    const rows = this.store.page(owner, after, size + 1);
+    if (mode !== undefined && !(ENVIRONMENT_MODES as readonly string[]).includes(mode)) throw invalidArgument(`mode: ${environmentModeProblem(mode)}`);
+    const rows = this.store.page(owner, after, size + 1, mode);
     // A page also ends before it would pass MAX_PAGE_BYTES of echoed specs (at least one environment
     // per page): serialising pages of environments with large inline sources must stay possible.
     const page: Environment[] = [];
     let bytes = 0;
     for (const row of rows.slice(0, size)) {
       const spec = this.store.spec(row.id);
-      const specBytes = (spec.sources?.length ?? 0) + (spec.network?.length ?? 0);
+      const specBytes = (spec.sources?.length ?? 0) + (spec.network?.length ?? 0) + (spec.custom_config?.length ?? 0) + (spec.system_instruction?.length ?? 0);
       if (page.length > 0 && bytes + specBytes > (this.options.maxPageBytes ?? MAX_PAGE_BYTES)) break;
       page.push(toWire(this.withCurrentStatus(row), spec));
       bytes += specBytes;
@@ -323,9 +349,12 @@ function toWire(row: EnvironmentRow, spec: EnvironmentSpec): Environment {
     file_count: String(row.file_count),
     size_bytes: String(row.size_bytes),
     status: row.status,
+    mode: row.mode,
   };
   if (spec.network !== null) environment.network = JSON.parse(spec.network);
   if (spec.sources !== null) environment.sources = JSON.parse(spec.sources);
+  if (spec.system_instruction !== null) environment.system_instruction = spec.system_instruction;
+  if (spec.custom_config !== null) environment.custom_config = JSON.parse(spec.custom_config);
   return environment;
 }
 

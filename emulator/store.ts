@@ -15,6 +15,8 @@ export interface EnvironmentRow {
   status: "active" | "expired";
   file_count: number;
   size_bytes: number;
+  /** `on_demand` or `self_hosted`; kept on the row because List filters on it. */
+  mode: string;
 }
 
 export type NewEnvironmentRow = Omit<EnvironmentRow, "seq">;
@@ -30,7 +32,15 @@ export interface EnvironmentSpec {
   network: string | null;
   /** JSON array of paths the sandbox mounts read-only (repository and skill_registry targets). */
   read_only: string | null;
+  /** Self-hosted environments' `system_instruction` and `custom_config` (JSON text), as received; NULL when omitted. */
+  system_instruction: string | null;
+  custom_config: string | null;
+  /** sha256 (hex) of a self-hosted environment's `environment_key`: the key itself is never stored. */
+  environment_key_sha256: string | null;
 }
+
+/** What `insert` takes: every spec column but those a later version added may be left out. */
+export type NewEnvironmentSpec = Pick<EnvironmentSpec, "sources" | "network" | "read_only"> & Partial<EnvironmentSpec>;
 
 const MIGRATION = `
 CREATE TABLE IF NOT EXISTS environments (
@@ -53,6 +63,27 @@ CREATE TABLE IF NOT EXISTS environment_specs (
 );
 `;
 
+/**
+ * Columns added after the first release, for data dirs created before them: `ALTER TABLE … ADD
+ * COLUMN` where missing (SQLite has no `ADD COLUMN IF NOT EXISTS`). Rows from before are `on_demand`.
+ */
+const ADDED_COLUMNS: ReadonlyArray<readonly [table: string, column: string, definition: string]> = [
+  ["environments", "mode", "TEXT NOT NULL DEFAULT 'on_demand'"],
+  ["environment_specs", "system_instruction", "TEXT"],
+  ["environment_specs", "custom_config", "TEXT"],
+  ["environment_specs", "environment_key_sha256", "TEXT"],
+  ["environments", "counts_stale", "INTEGER NOT NULL DEFAULT 0"],
+];
+
+const NO_SPEC: EnvironmentSpec = {
+  sources: null,
+  network: null,
+  read_only: null,
+  system_instruction: null,
+  custom_config: null,
+  environment_key_sha256: null,
+};
+
 export class EnvironmentStore {
   private readonly db: Database.Database;
   private readonly statements;
@@ -64,24 +95,32 @@ export class EnvironmentStore {
     this.db.pragma("synchronous = NORMAL");
     this.db.pragma("foreign_keys = ON");
     this.db.exec(MIGRATION);
-    // Added after the first release: a data directory from before gains the column.
-    const columns = this.db.prepare<[], { name: string }>(`PRAGMA table_info(environments)`).all().map((column) => column.name);
-    if (!columns.includes("counts_stale")) this.db.exec(`ALTER TABLE environments ADD COLUMN counts_stale INTEGER NOT NULL DEFAULT 0`);
+    for (const [table, column, definition] of ADDED_COLUMNS) {
+      const columns = this.db.prepare<[], { name: string }>(`SELECT name FROM pragma_table_info('${table}')`).all();
+      if (!columns.some((existing) => existing.name === column)) this.db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
+    }
+    this.db.exec("CREATE INDEX IF NOT EXISTS environments_by_owner_mode ON environments (owner, mode, seq)");
     this.statements = {
       insert: this.db.prepare<NewEnvironmentRow>(
-        `INSERT INTO environments (id, owner, created_ms, updated_ms, last_accessed_ms, status, file_count, size_bytes)
-         VALUES (@id, @owner, @created_ms, @updated_ms, @last_accessed_ms, @status, @file_count, @size_bytes)`,
+        `INSERT INTO environments (id, owner, created_ms, updated_ms, last_accessed_ms, status, file_count, size_bytes, mode)
+         VALUES (@id, @owner, @created_ms, @updated_ms, @last_accessed_ms, @status, @file_count, @size_bytes, @mode)`,
       ),
-      insertSpec: this.db.prepare<[string, string | null, string | null, string | null]>(
-        `INSERT INTO environment_specs (id, sources, network, read_only) VALUES (?, ?, ?, ?)`,
+      insertSpec: this.db.prepare<EnvironmentSpec & { id: string }>(
+        `INSERT INTO environment_specs (id, sources, network, read_only, system_instruction, custom_config, environment_key_sha256)
+         VALUES (@id, @sources, @network, @read_only, @system_instruction, @custom_config, @environment_key_sha256)`,
       ),
-      spec: this.db.prepare<[string], EnvironmentSpec>(`SELECT sources, network, read_only FROM environment_specs WHERE id = ?`),
+      spec: this.db.prepare<[string], EnvironmentSpec>(
+        `SELECT sources, network, read_only, system_instruction, custom_config, environment_key_sha256 FROM environment_specs WHERE id = ?`,
+      ),
       sandboxSpec: this.db.prepare<[string], Pick<EnvironmentSpec, "network" | "read_only">>(
         `SELECT network, read_only FROM environment_specs WHERE id = ?`,
       ),
       get: this.db.prepare<[string, string], EnvironmentRow>(`SELECT * FROM environments WHERE owner = ? AND id = ?`),
       page: this.db.prepare<[string, number, number], EnvironmentRow>(
         `SELECT * FROM environments WHERE owner = ? AND seq > ? ORDER BY seq LIMIT ?`,
+      ),
+      pageOfMode: this.db.prepare<[string, string, number, number], EnvironmentRow>(
+        `SELECT * FROM environments WHERE owner = ? AND mode = ? AND seq > ? ORDER BY seq LIMIT ?`,
       ),
       delete: this.db.prepare<[string, string]>(`DELETE FROM environments WHERE owner = ? AND id = ?`),
       touch: this.db.prepare<[number, string]>(`UPDATE environments SET last_accessed_ms = max(last_accessed_ms, ?) WHERE id = ?`),
@@ -98,10 +137,10 @@ export class EnvironmentStore {
     };
   }
 
-  insert(row: NewEnvironmentRow, spec: EnvironmentSpec): void {
+  insert(row: NewEnvironmentRow, spec: NewEnvironmentSpec): void {
     this.db.transaction(() => {
       this.statements.insert.run(row);
-      this.statements.insertSpec.run(row.id, spec.sources, spec.network, spec.read_only);
+      this.statements.insertSpec.run({ ...NO_SPEC, ...spec, id: row.id });
     })();
   }
 
@@ -111,15 +150,16 @@ export class EnvironmentStore {
   }
 
   spec(id: string): EnvironmentSpec {
-    return this.statements.spec.get(id) ?? { sources: null, network: null, read_only: null };
+    return this.statements.spec.get(id) ?? NO_SPEC;
   }
 
   get(owner: string, id: string): EnvironmentRow | undefined {
     return this.statements.get.get(owner, id);
   }
 
-  /** Keyset page in creation order: stable while rows are added and removed between pages. */
-  page(owner: string, afterSeq: number, limit: number): EnvironmentRow[] {
+  /** Keyset page in creation order: stable while rows are added and removed between pages. Only `mode`'s rows when given. */
+  page(owner: string, afterSeq: number, limit: number, mode?: string): EnvironmentRow[] {
+    if (mode !== undefined) return this.statements.pageOfMode.all(owner, mode, afterSeq, limit);
     return this.statements.page.all(owner, afterSeq, limit);
   }
 

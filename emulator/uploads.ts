@@ -17,14 +17,20 @@
  *   otherwise). Sessions live in memory for `sessionTtlMs` (default 1 h) from their start; expired
  *   ones and their staging files are swept every minute, and all of them are gone after a restart.
  * - Also understood: `X-Goog-Upload-Command: query` (status and bytes received) and `cancel`.
+ * - Every reply carries `X-Goog-Upload-Status`, errors included: `active` while the session takes
+ *   more chunks (after an intermediate chunk, and after a chunk refused for its offset, its length or
+ *   an early finalize, which the client may send again), `final` once it is over (after a finalize,
+ *   failed or not, and for a session that does not exist or belongs to another key). google-genai
+ *   for Python re-sends a chunk whose reply lacks it, and stops at the first `final`, so a refused
+ *   finalize (409 ALREADY_EXISTS, a 400 for an archive entry) reaches its caller at once.
  */
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
 import { pathLengthProblem, type EnvironmentFile } from "../sdk/schemas";
 import { HttpError, invalidArgument, notFound } from "./errors";
-import { decodeSegment, sendJson, type Route, type RouteContext } from "./http";
+import { decodeSegment, sendJson, UPLOAD_STATUS, type Route, type RouteContext } from "./http";
 import { toWireFile, type EnvironmentsService } from "./service";
 import { chownTree, Directory, ensureDirectories, removeTree, withTree } from "../confine";
 import { toEntry, type TreeEntry, type TreeStore } from "./trees";
@@ -154,6 +160,7 @@ export class Uploads {
     }
     if (session.busy) {
       await drain(request);
+      response.setHeader(UPLOAD_STATUS, "active"); // the other request goes on
       throw new HttpError("ABORTED", `upload session ${id} is busy with another request`);
     }
     const commands = new Set((header(request, "x-goog-upload-command") ?? "").split(",").map((part) => part.trim().toLowerCase()).filter(Boolean));
@@ -173,33 +180,41 @@ export class Uploads {
       const unknown = [...commands].filter((command) => command !== "upload" && command !== "finalize");
       if (commands.size === 0 || unknown.length > 0) {
         await drain(request);
+        response.setHeader(UPLOAD_STATUS, "active");
         throw invalidArgument(`X-Goog-Upload-Command: must be "upload", "upload, finalize", "finalize", "query" or "cancel" (got ${JSON.stringify(header(request, "x-goog-upload-command") ?? "")})`);
       }
-      if (commands.has("upload")) await this.append(session, request);
+      if (commands.has("upload")) await this.append(session, request, response);
       else await drain(request);
       if (!commands.has("finalize")) {
-        response.writeHead(200, { "X-Goog-Upload-Status": "active", "X-Goog-Upload-Size-Received": String(session.received), "Content-Length": 0 }).end();
+        response.writeHead(200, { [UPLOAD_STATUS]: "active", "X-Goog-Upload-Size-Received": String(session.received), "Content-Length": 0 }).end();
         return true;
       }
       if (session.received !== session.totalBytes) {
+        response.setHeader(UPLOAD_STATUS, "active");
         throw invalidArgument(`X-Goog-Upload-Command: finalize after ${session.received} of ${session.totalBytes} bytes; send the rest first`);
       }
       try {
         const files = await this.finalize(session);
-        response.setHeader("X-Goog-Upload-Status", "final");
+        response.setHeader(UPLOAD_STATUS, "final");
         return sendJson(response, 200, { files });
       } finally {
         await this.end(session);
       }
+    } catch (error) {
+      // A reply that will say `final` (the HTTP layer's default for errors) ends the session for real.
+      if (response.getHeader(UPLOAD_STATUS) !== "active") await this.end(session);
+      throw error;
     } finally {
       session.busy = false;
     }
   }
 
-  private async append(session: Session, request: IncomingMessage): Promise<void> {
+  /** Appends the chunk at `X-Goog-Upload-Offset`; a refused chunk leaves the session open (`active`). */
+  private async append(session: Session, request: IncomingMessage, response: ServerResponse): Promise<void> {
     const offsetHeader = header(request, "x-goog-upload-offset");
     if (offsetHeader === undefined || !/^\d+$/.test(offsetHeader.trim()) || Number(offsetHeader) !== session.received) {
       await drain(request);
+      response.setHeader(UPLOAD_STATUS, "active");
       throw invalidArgument(`X-Goog-Upload-Offset: expected ${session.received} (the bytes received so far), got ${JSON.stringify(offsetHeader ?? "")}`);
     }
     const handle = await fs.open(session.staging, "a");
@@ -213,6 +228,7 @@ export class Uploads {
       }
       if (tooMuch) {
         await handle.truncate(session.received);
+        response.setHeader(UPLOAD_STATUS, "active");
         throw invalidArgument(`X-Goog-Upload-Offset: the chunk goes past the declared ${session.totalBytes} bytes (X-Goog-Upload-Header-Content-Length)`);
       }
     } finally {

@@ -15,12 +15,12 @@ import { CreateEnvironmentRequest, Source, type Environment } from "../sdk/schem
 import { validationIssues } from "../sdk/validation";
 import { providerClient, setStackConfig } from "./configuration";
 import { hooksCheckFailures } from "./hooks-check";
-import { containsUnknown, REPLACING_PROPERTIES, type EnvironmentInputs, type EnvironmentOutputs } from "./environment-inputs";
+import { containsUnknown, INPUT_DEFAULTS, REPLACING_PROPERTIES, WIRE_FIELD, type EnvironmentInputs, type EnvironmentOutputs } from "./environment-inputs";
 import { propertyChanges, type ChangeKind } from "./property-diff";
 
 type Provider = pulumi.dynamic.ResourceProvider<EnvironmentInputs, EnvironmentOutputs>;
 
-const WIRE_TO_INPUT: Record<string, string> = { from_environment: "fromEnvironment" };
+const WIRE_TO_INPUT: Record<string, string> = Object.fromEntries(Object.entries(WIRE_FIELD).map(([input, wire]) => [wire, input]));
 const ENVIRONMENT_ID = /^(environments\/)?[A-Za-z0-9_-]+$/;
 
 export const configure: NonNullable<Provider["configure"]> = async (request) => {
@@ -37,6 +37,12 @@ export const check: NonNullable<Provider["check"]> = async (_olds, news) => {
   const request: Record<string, unknown> = {};
   if (news.network !== undefined && !containsUnknown(news.network)) request.network = news.network;
   if (news.fromEnvironment !== undefined && !containsUnknown(news.fromEnvironment)) request.from_environment = news.fromEnvironment;
+  // mode decides whether the self-hosted fields are allowed: they are checked once it is known.
+  if (!containsUnknown(news.mode)) {
+    if (news.mode !== undefined) request.mode = news.mode;
+    if (news.systemInstruction !== undefined && !containsUnknown(news.systemInstruction)) request.system_instruction = news.systemInstruction;
+    if (news.customConfig !== undefined && !containsUnknown(news.customConfig)) request.custom_config = news.customConfig;
+  }
   if (news.sources !== undefined && !containsUnknown(news.sources)) {
     request.sources = news.sources;
   } else if (Array.isArray(news.sources)) {
@@ -64,7 +70,9 @@ export const check: NonNullable<Provider["check"]> = async (_olds, news) => {
 
 export const diff: NonNullable<Provider["diff"]> = async (_id, olds, news) => {
   const changes = new Map<string, ChangeKind>();
-  for (const property of REPLACING_PROPERTIES) propertyChanges(olds[property], news[property], property, changes);
+  for (const property of REPLACING_PROPERTIES) {
+    propertyChanges(olds[property] ?? INPUT_DEFAULTS[property], news[property] ?? INPUT_DEFAULTS[property], property, changes);
+  }
   if (olds.status === "expired") changes.set("status", "update");
   // Dynamic providers have no detailed diff, so `replaces` carries the property paths themselves.
   const replaces = [...changes.keys()];
@@ -80,15 +88,20 @@ export const create: Provider["create"] = async (inputs) => {
     sources: inputs.sources,
     network: inputs.network,
     from_environment: inputs.fromEnvironment,
+    mode: inputs.mode,
+    system_instruction: inputs.systemInstruction,
+    custom_config: inputs.customConfig,
   });
-  return { id: environment.id, outs: outputsOf(environment, inputs) };
+  // The create response is the only one that carries a self_hosted environment's key.
+  return { id: environment.id, outs: outputsOf(environment, inputs, environment.environment_key) };
 };
 
 export const read: NonNullable<Provider["read"]> = async (id, props) => {
   const client = providerClient();
   try {
     const environment = await client.get(id);
-    return { id, props: outputsOf(environment, inputsOf(props)) };
+    // Get never returns the key: keep the one captured at create.
+    return { id, props: outputsOf(environment, inputsOf(props), props?.environmentKey) };
   } catch (error) {
     if (isNotFound(error)) return { id: "" };
     throw error;
@@ -123,10 +136,13 @@ async function adoptExisting(client: EnvironmentsClient, inputs: EnvironmentInpu
   const differences = new Map<string, ChangeKind>();
   propertyChanges(environment.sources, inputs.sources, "sources", differences);
   propertyChanges(environment.network, inputs.network, "network", differences);
+  propertyChanges(environment.mode ?? INPUT_DEFAULTS.mode, inputs.mode ?? INPUT_DEFAULTS.mode, "mode", differences);
+  propertyChanges(environment.system_instruction, inputs.systemInstruction, "systemInstruction", differences);
+  propertyChanges(environment.custom_config, inputs.customConfig, "customConfig", differences);
   if (differences.size > 0) {
     throw new Error(
       `adopt: environment ${environment.id} does not hold what is declared; it differs at ${[...differences.keys()].join(", ")}. ` +
-        "Declare its sources and network exactly as created (`genv get` shows them), then run up again.",
+        `Declare its sources, network and mode exactly as created (\`genv env get ${environment.id}\` shows them), then run up again.`,
     );
   }
   return { id: environment.id, outs: outputsOf(environment, inputs) };
@@ -134,11 +150,11 @@ async function adoptExisting(client: EnvironmentsClient, inputs: EnvironmentInpu
 
 function inputsOf(props: EnvironmentInputs | undefined): EnvironmentInputs {
   if (!props) return {};
-  const { sources, network, fromEnvironment, adopt } = props;
-  return { sources, network, fromEnvironment, adopt };
+  const { sources, network, fromEnvironment, adopt, mode, systemInstruction, customConfig } = props;
+  return { sources, network, fromEnvironment, adopt, mode, systemInstruction, customConfig };
 }
 
-function outputsOf(environment: Environment, inputs: EnvironmentInputs): EnvironmentOutputs {
+function outputsOf(environment: Environment, inputs: EnvironmentInputs, environmentKey?: string): EnvironmentOutputs {
   const outputs: EnvironmentOutputs = {
     status: environment.status ?? "active",
     created: environment.created ?? "",
@@ -150,5 +166,6 @@ function outputsOf(environment: Environment, inputs: EnvironmentInputs): Environ
   for (const [key, value] of Object.entries(inputsOf(inputs))) {
     if (value !== undefined) (outputs as unknown as Record<string, unknown>)[key] = value;
   }
+  if (environmentKey !== undefined) outputs.environmentKey = environmentKey;
   return outputs;
 }

@@ -54,9 +54,22 @@ export interface EnvironmentArgs {
   fromEnvironment?: pulumi.Input<string>;
   /**
    * Bring an existing environment under management instead of creating one: `up` reads it, checks
-   * that it holds the declared `sources` and `network`, and from then on owns it (destroy deletes it).
+   * that it holds the declared `sources`, `network` and mode fields, and from then on owns it (destroy
+   * deletes it). A self_hosted environment's key cannot be recovered so: `environmentKey` stays empty.
    */
   adopt?: pulumi.Input<string>;
+  /**
+   * `on_demand` (the default: the service runs the sandbox) or `self_hosted` (your sandbox daemon
+   * polls for the work, authenticated by `environmentKey`). A change replaces the environment.
+   */
+  mode?: pulumi.Input<"on_demand" | "self_hosted">;
+  /** System instruction for the interactions in this environment; self_hosted only. A change replaces the environment. */
+  systemInstruction?: pulumi.Input<string>;
+  /**
+   * Any JSON object, passed through to the self-hosted environment poller, e.g. `{ pool: "gpu" }`;
+   * self_hosted only. A change replaces the environment.
+   */
+  customConfig?: pulumi.Input<Record<string, unknown>>;
 }
 
 export class Environment extends pulumi.dynamic.Resource {
@@ -70,6 +83,15 @@ export class Environment extends pulumi.dynamic.Resource {
   declare readonly sources: pulumi.Output<EnvironmentInputs["sources"]>;
   declare readonly network: pulumi.Output<EnvironmentInputs["network"]>;
   declare readonly fromEnvironment: pulumi.Output<string | undefined>;
+  declare readonly mode: pulumi.Output<"on_demand" | "self_hosted" | undefined>;
+  declare readonly systemInstruction: pulumi.Output<string | undefined>;
+  declare readonly customConfig: pulumi.Output<Record<string, unknown> | undefined>;
+  /**
+   * A self_hosted environment's secret key, for your sandbox daemon to authenticate its polling:
+   * returned by the API once, at create, and kept in state (encrypted, a Pulumi secret) across
+   * refreshes. `pulumi stack output --show-secrets` prints it when exported; undefined for on_demand.
+   */
+  declare readonly environmentKey: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: EnvironmentArgs = {}, opts?: pulumi.CustomResourceOptions) {
     const props = {
@@ -79,9 +101,12 @@ export class Environment extends pulumi.dynamic.Resource {
       lastAccessed: undefined,
       fileCount: undefined,
       sizeBytes: undefined,
+      environmentKey: undefined,
       ...args,
     };
-    super(provider, name, props, opts, "gemini-environments", "Environment");
+    // The key is secret in state and in every output derived from it, whatever the engine version.
+    const additionalSecretOutputs = [...(opts?.additionalSecretOutputs ?? []), "environmentKey"];
+    super(provider, name, props, { ...opts, additionalSecretOutputs }, "gemini-environments", "Environment");
   }
 
   /** A read-only view of an existing environment by id (nothing is created, changed or deleted). */

@@ -31,6 +31,7 @@ type Json = Record<string, unknown>;
 
 const NAMED: Array<[z.ZodType, string, string]> = [
   [sdk.SourceType, "SourceType", "sdk/schemas.ts"],
+  [sdk.EnvironmentMode, "EnvironmentMode", "sdk/schemas.ts"],
   [sdk.Source, "Source", "sdk/schemas.ts"],
   [sdk.AllowlistEntry, "AllowlistEntry", "sdk/schemas.ts"],
   [sdk.NetworkAllowlist, "NetworkAllowlist", "sdk/schemas.ts"],
@@ -52,8 +53,14 @@ const EnvironmentInputs = z.object({
   network: sdk.Network.optional(),
   /** Start from a copy of another environment's current files (`env_…` or `environments/env_…`). */
   fromEnvironment: z.string().optional(),
-  /** Bring an existing environment under management instead of creating one (its id); it must hold the declared sources and network. */
+  /** Bring an existing environment under management instead of creating one (its id); it must hold the declared sources, network and mode fields. */
   adopt: z.string().optional(),
+  /** `on_demand` (default: the service runs the sandbox) or `self_hosted` (your sandbox daemon polls for the work, authenticated by `environmentKey`). A change replaces the environment. */
+  mode: sdk.EnvironmentMode.optional(),
+  /** System instruction for the interactions in this environment; self_hosted only. A change replaces the environment. */
+  systemInstruction: z.string().optional(),
+  /** Any JSON object, passed through to the self-hosted environment poller; self_hosted only. A change replaces the environment. */
+  customConfig: z.record(z.string(), z.unknown()).optional(),
 });
 const EnvironmentOutputs = z.object({
   /** `active`, or `expired` once idle too long (the next `up` after a refresh replaces it). */
@@ -68,6 +75,8 @@ const EnvironmentOutputs = z.object({
   fileCount: z.number().int(),
   /** Total size of the environment's files, in bytes. */
   sizeBytes: z.number().int(),
+  /** A self_hosted environment's secret key for its sandbox daemon: returned by the API at create only, kept in state across refreshes. */
+  environmentKey: z.string().optional(),
 });
 const HookBundle = z.object({
   /** The `.agents/hooks.json` content: named groups, in the order they run. */
@@ -141,6 +150,10 @@ const LOCAL_DOCS = "scripts/generate-schema.ts";
 
 /** Descriptions for what the zod schemas leave undocumented. */
 const MORE_DOCS: Record<string, DocEntry> = {
+  EnvironmentMode: {
+    doc: "Compute lifecycle of an environment: `on_demand` (the service runs the sandbox) or `self_hosted` (your sandbox daemon polls for the work, authenticated by the environment's key).",
+    properties: {},
+  },
   SourceType: { doc: "Kind of source: `inline` content, a `repository`, a Cloud Storage bucket (`gcs`) or a `skill_registry` skill.", properties: {} },
   AllowlistEntry: { doc: "A domain the sandbox may reach, and the headers or credential the egress proxy injects on requests to it.", properties: {} },
   NetworkAllowlist: {
@@ -193,6 +206,8 @@ export function generateSchema(root: string = repositoryRoot()): Json {
   for (const name of CREDENTIAL_SECRETS) {
     for (const properties of [credential.properties, credential.inputProperties] as Json[]) properties[name] = { ...(properties[name] as Json), secret: true };
   }
+  const properties = environment.properties as Json;
+  properties.environmentKey = { ...(properties.environmentKey as Json), secret: true };
   return {
     name: PACKAGE,
     displayName: "Gemini Environments",
@@ -214,7 +229,8 @@ export function generateSchema(root: string = repositoryRoot()): Json {
         ...credential,
       },
       [token("Environment")]: {
-        description: "A Gemini Environment: an isolated sandbox in which agent code, tools and hooks run. The API has no update: any change to sources, network or fromEnvironment replaces it.",
+        description:
+          "A Gemini Environment: an isolated sandbox in which agent code, tools and hooks run. The API has no update: any change to sources, network, fromEnvironment, mode, systemInstruction or customConfig replaces it.",
         ...environment,
       },
       [token("GuardedEnvironment")]: {

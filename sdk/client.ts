@@ -27,6 +27,7 @@ import {
   CreateEnvironmentRequest,
   Environment,
   type EnvironmentFile,
+  type EnvironmentMode,
   ExecuteToolRequest,
   ExecuteToolResponse,
   ListEnvironmentFilesResponse,
@@ -48,6 +49,8 @@ export interface ListEnvironmentsParams {
   pageSize?: number;
   /** `next_page_token` of the previous page. */
   pageToken?: string;
+  /** Only environments of this mode, e.g. `self_hosted` (sent as `?mode=`). */
+  mode?: EnvironmentMode | (string & {});
 }
 
 export interface ListFilesParams {
@@ -106,7 +109,10 @@ export class EnvironmentsClient {
   // Environments
   // ----------------------------------------------------------------------------------------------
 
-  /** CreateEnvironment. Validated before sending; retried only when the server cannot have acted on it. */
+  /**
+   * CreateEnvironment. Validated before sending; retried only when the server cannot have acted on it.
+   * A `self_hosted` environment's `environment_key` is in this response only: keep it.
+   */
   async create(request: CreateEnvironmentRequest, options?: CallOptions): Promise<Environment> {
     const parsed = CreateEnvironmentRequest.safeParse(request);
     if (!parsed.success) throw new ValidationError("CreateEnvironmentRequest", validationIssues(parsed.error));
@@ -123,6 +129,7 @@ export class EnvironmentsClient {
   /** One page of ListEnvironments. */
   async list(params: ListEnvironmentsParams = {}, options?: CallOptions): Promise<ListEnvironmentsResponse> {
     const query = queryString([
+      ["mode", params.mode],
       ["page_size", pageSize(params.pageSize)],
       ["page_token", params.pageToken],
     ]);

@@ -4,11 +4,13 @@
  * CreateEnvironment has no idempotency key and environments have no labels, so an attempt that failed
  * ambiguously — no answer (a reset, a timeout) or a 500/502/504 — may or may not have made an
  * environment. `createEnvironmentConverging` then looks before it tries again: it lists the
- * environments created since the first such attempt began (less `clockSkewMs`) whose echoed spec —
- * `sources` and `network`; `from_environment` is not echoed — equals the request's, and
+ * environments created since the first such attempt began (less `clockSkewMs`) whose echoed spec
+ * equals the request's (`specKey`), and
  * - one match: that is the attempt's environment, adopted (`adopted: true`);
  * - none: the server did not act, so the create is made again (up to `maxAttempts`);
  * - several: it refuses to guess (`AmbiguousCreateError`, naming them), as it cannot tell its own.
+ * A `self_hosted` environment found so is deleted and made again: its `environment_key` came only
+ * with the lost answer.
  *
  * What it relies on: the server has finished with an attempt by the time the client gave up on it
  * (the emulator's faults behave so; a hosted request still queued after the client's timeout would
@@ -83,6 +85,12 @@ export async function createEnvironmentConverging(
         const created = environment.created === undefined ? Number.NaN : Date.parse(environment.created);
         if (created >= Math.floor(from / 1000) * 1000 && specKey(environment) === wanted) matches.push(environment);
       }
+      if (matches.length === 1 && request.mode === "self_hosted") {
+        // Its key came only with the lost answer: without it the environment is no use; made again.
+        await client.delete(matches[0].id, options).catch(() => undefined);
+        since = undefined;
+        continue;
+      }
       if (matches.length === 1) return { environment: matches[0], adopted: true };
       if (matches.length > 1) throw new AmbiguousCreateError(matches.map((environment) => environment.id), { cause: error });
     }
@@ -112,12 +120,18 @@ export async function createCredentialConverging(
 }
 
 /**
- * What identifies a create's outcome: the spec as the server echoes it (`sources`, `network`; the
- * API does not echo `from_environment`, so forks of the same network all look alike), keys in a
- * stable order.
+ * What identifies a create's outcome: the spec as the server echoes it (`sources`, `network`,
+ * `mode`, `custom_config`, `system_instruction`; the API does not echo `from_environment`, so forks
+ * of the same network all look alike), keys in a stable order.
  */
-function specKey(spec: { sources?: unknown; network?: unknown }): string {
-  return stableJson({ sources: spec.sources ?? [], network: spec.network ?? null });
+function specKey(spec: { sources?: unknown; network?: unknown; mode?: unknown; custom_config?: unknown; system_instruction?: unknown }): string {
+  return stableJson({
+    sources: spec.sources ?? [],
+    network: spec.network ?? null,
+    mode: spec.mode ?? "on_demand",
+    custom_config: spec.custom_config ?? null,
+    system_instruction: spec.system_instruction ?? null,
+  });
 }
 
 function stableJson(value: unknown): string {

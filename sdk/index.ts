@@ -34,6 +34,8 @@ export {
   Credential,
   Environment,
   EnvironmentFile,
+  EnvironmentMode,
+  ENVIRONMENT_MODES,
   ExecuteToolResponse,
   HookRun,
   ListCredentialsResponse,

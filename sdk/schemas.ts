@@ -185,16 +185,50 @@ export type Network = z.infer<typeof Network>;
 
 const ENVIRONMENT_REF = /^(environments\/)?[A-Za-z0-9_-]+$/;
 
+/**
+ * The compute lifecycle of an environment: `on_demand` (the default: the service runs the sandbox)
+ * or `self_hosted` (a sandbox daemon of yours polls for the work, authenticated by the environment's
+ * `environment_key`). Lowercase on the wire.
+ */
+export const ENVIRONMENT_MODES = ["on_demand", "self_hosted"] as const;
+export const DEFAULT_ENVIRONMENT_MODE = "on_demand";
+export const EnvironmentMode = z.enum(ENVIRONMENT_MODES, { error: (issue) => environmentModeProblem(issue.input) });
+export type EnvironmentMode = z.infer<typeof EnvironmentMode>;
+
+/** Why a mode is not one of the API's, worded once for the create body and the List filter. */
+export function environmentModeProblem(value: unknown): string {
+  const hint = typeof value === "string" && (ENVIRONMENT_MODES as readonly string[]).includes(value.toLowerCase()) ? "; enum values are lowercase on the wire" : "";
+  return `must be ${ENVIRONMENT_MODES.map((mode) => JSON.stringify(mode)).join(" or ")} (got ${JSON.stringify(value)})${hint}`;
+}
+
+/** Fields only a `self_hosted` environment takes. */
+const SELF_HOSTED_ONLY = ["system_instruction", "custom_config"] as const;
+
 export const CreateEnvironmentRequest = z
   .strictObject({
     sources: Sources.optional(),
     network: Network.optional(),
     /** `environments/{id}` or `{id}`: start from a copy of that environment's current files. */
     from_environment: z.string().regex(ENVIRONMENT_REF, { error: "must be an environment id such as env_abc123 or environments/env_abc123" }).optional(),
+    /** `on_demand` (default) or `self_hosted`. */
+    mode: EnvironmentMode.optional(),
+    /** System instruction for interactions in this environment; `self_hosted` only. */
+    system_instruction: z.string({ error: "must be a string" }).optional(),
+    /** Any JSON object, passed through to the self-hosted environment poller; `self_hosted` only. */
+    custom_config: z.record(z.string(), z.unknown(), { error: 'must be a JSON object, e.g. {"pool": "gpu"}' }).optional(),
   })
   .superRefine((request, ctx) => {
     if (request.from_environment !== undefined && request.sources !== undefined && request.sources.length > 0) {
       ctx.addIssue({ code: "custom", path: ["sources"], message: "must be empty when from_environment is set: a fork copies its origin's files" });
+    }
+    for (const field of SELF_HOSTED_ONLY) {
+      if (request[field] !== undefined && request.mode !== "self_hosted") {
+        ctx.addIssue({
+          code: "custom",
+          path: [field],
+          message: `is only supported for self_hosted environments; set mode: "self_hosted" (mode is ${JSON.stringify(request.mode ?? DEFAULT_ENVIRONMENT_MODE)})`,
+        });
+      }
     }
   });
 export type CreateEnvironmentRequest = z.infer<typeof CreateEnvironmentRequest>;
@@ -213,6 +247,14 @@ export const Environment = z.object({
   status: EnvironmentStatus.optional(),
   network: z.union([z.string(), z.object({ allowlist: z.unknown() }).loose()]).optional(),
   sources: z.array(z.object({}).loose()).optional(),
+  mode: z.string().optional(), // EnvironmentMode | future values
+  system_instruction: z.string().optional(),
+  custom_config: z.record(z.string(), z.unknown()).optional(),
+  /**
+   * The self-hosted daemon's secret, in the CreateEnvironment response of a `self_hosted` environment
+   * only: Get and List never return it again.
+   */
+  environment_key: z.string().optional(),
 });
 export type Environment = z.infer<typeof Environment>;
 

@@ -8,52 +8,32 @@
  * environment or tool, expired environment, unreachable server), 2 for unusable arguments.
  */
 import type { Command } from "commander";
-import { EnvironmentsClient } from "../../sdk/client";
-import { ConfigurationError, EnvironmentsError, ValidationError } from "../../sdk/errors";
 import type { ExecuteToolResponse } from "../../sdk/schemas";
 import { CLIError } from "../errors";
+import { API_OPTIONS, withClient, type ApiArgs } from "./_api-client";
 import { formatHooks } from "./_hooks-table";
 
 /** Exit code of a denied call. */
 export const EXIT_DENIED = 3;
 
-export interface ExecArgs {
+export interface ExecArgs extends ApiArgs {
   /** `env_abc123` or `environments/env_abc123`. */
   environment: string;
   /** Container tool name, e.g. `code_execution`. */
   tool: string;
   /** The tool's arguments as a JSON object text, e.g. `{"code": "echo hi"}`; default `{}`. */
   argsJson?: string;
-  /** Default: env GOOGLE_GEMINI_BASE_URL. */
-  baseUrl?: string;
-  /** Default: env GOOGLE_API_KEY, else GEMINI_API_KEY. */
-  apiKey?: string;
   /** Print the raw response JSON instead of the text report. */
   json?: boolean;
-  /** Where the defaults are read; default `process.env`. */
-  env?: NodeJS.ProcessEnv;
 }
+
+/** A tool call may run for minutes (its own timeout, hooks'): 5 min per attempt. */
+const EXEC_TIMEOUT_MS = 300_000;
 
 /** Runs the call; returns what to print and the exit code, or throws CLIError. */
 export async function runExec(args: ExecArgs): Promise<{ output: string; exitCode: number }> {
   const toolArgs = parseArgs(args.argsJson);
-  let client: EnvironmentsClient;
-  try {
-    client = new EnvironmentsClient({ baseUrl: args.baseUrl, apiKey: args.apiKey, env: args.env, timeoutMs: 300_000 });
-  } catch (error) {
-    if (error instanceof ConfigurationError) throw new CLIError(`${error.message} (or pass --api-key / --base-url)`, 2);
-    throw error;
-  }
-  let result: ExecuteToolResponse;
-  try {
-    result = await client.executeTool(args.environment, { name: args.tool, args: toolArgs });
-  } catch (error) {
-    if (error instanceof ValidationError) throw new CLIError(error.message, 2);
-    if (error instanceof EnvironmentsError) throw new CLIError(error.message, 1);
-    throw error;
-  } finally {
-    await client.close();
-  }
+  const result = await withClient(args, (client) => client.executeTool(args.environment, { name: args.tool, args: toolArgs }), EXEC_TIMEOUT_MS);
   const exitCode = result.decision === "deny" ? EXIT_DENIED : 0;
   return { output: args.json ? `${JSON.stringify(result, null, 2)}\n` : formatResult(result), exitCode };
 }
@@ -75,8 +55,8 @@ export function register(program: Command): void {
     .argument("<environment>", "environment id, e.g. env_abc123")
     .argument("<tool>", "code_execution, view_file, write_to_file, replace_file_content, list_dir or delete_file")
     .argument("[args]", 'the tool\'s arguments as JSON, e.g. \'{"code": "echo hi"}\'', "{}")
-    .option("--base-url <url>", "emulator URL (default: $GOOGLE_GEMINI_BASE_URL)")
-    .option("--api-key <key>", "API key (default: $GOOGLE_API_KEY or $GEMINI_API_KEY)")
+    .option(API_OPTIONS[0][0], "emulator URL (default: $GOOGLE_GEMINI_BASE_URL)")
+    .option(API_OPTIONS[1][0], API_OPTIONS[1][1])
     .option("--json", "print the response JSON")
     .action(async (environment: string, tool: string, argsJson: string, options: { baseUrl?: string; apiKey?: string; json?: boolean }) => {
       const { output, exitCode } = await runExec({ environment, tool, argsJson, ...options });

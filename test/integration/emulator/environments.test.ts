@@ -36,7 +36,7 @@ describe("create", () => {
     const { status, body } = await create({ sources: [inline("main.py", "print('Hello, World!')")], network: "disabled" });
     expect(status).toBe(200);
     expect(Object.keys(body).sort()).toEqual(
-      ["created", "file_count", "id", "last_accessed", "network", "size_bytes", "sources", "status", "updated"].sort(),
+      ["created", "file_count", "id", "last_accessed", "mode", "network", "size_bytes", "sources", "status", "updated"].sort(),
     );
     expect(body).toMatchObject({ file_count: "1", size_bytes: "22", status: "active", network: "disabled" });
     expect(body.created).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);

@@ -225,3 +225,45 @@ test("sessions expire and their staged bytes are swept", async () => {
     await clocked.close();
   }
 });
+
+test("every reply on the upload URLs says where the session stands (X-Goog-Upload-Status), errors included", async () => {
+  const environment = await newEnvironment();
+  const start = (file: string, length: number, key?: string | null, query = "") =>
+    emulator.call(`/upload/v1/environments/${environment}/files/${file}${query}`, {
+      method: "PUT",
+      key,
+      headers: { "X-Goog-Upload-Command": "start", "X-Goog-Upload-Header-Content-Length": String(length), "X-Goog-Upload-Protocol": "resumable" },
+    });
+  const chunk = (url: string, offset: number, body: Uint8Array, command: string, key?: string | null) =>
+    emulator.call(url.slice(emulator.url.length), { method: "POST", body, key, headers: { "X-Goog-Upload-Command": command, "X-Goog-Upload-Offset": String(offset) } });
+  const status = async (response: Response) => {
+    await response.arrayBuffer();
+    return [response.status, response.headers.get("x-goog-upload-status")];
+  };
+
+  // Refused at start: no session, `final`.
+  expect(await status(await start("a.txt", 1, "wrong-key"))).toEqual([400, "final"]);
+  expect(await status(await start("", 1))).toEqual([400, "final"]);
+  expect(await status(await emulator.call("/upload/v1/environments/env_nope/files/a", { method: "PUT", headers: { "X-Goog-Upload-Command": "start", "X-Goog-Upload-Header-Content-Length": "1" } }))).toEqual([404, "final"]);
+
+  // Refused chunks that the client may send again leave the session `active`.
+  const url = (await start("a.txt", 4)).headers.get("x-goog-upload-url")!;
+  expect(await status(await chunk(url, 0, new Uint8Array(2), "upload"))).toEqual([200, "active"]);
+  expect(await status(await chunk(url, 0, new Uint8Array(2), "upload"))).toEqual([400, "active"]); // wrong offset
+  expect(await status(await chunk(url, 2, new Uint8Array(3), "upload"))).toEqual([400, "active"]); // past the length
+  expect(await status(await chunk(url, 2, new Uint8Array(), "upload, finalize"))).toEqual([400, "active"]); // short
+  expect(await status(await chunk(url, 2, new Uint8Array(), "frobnicate"))).toEqual([400, "active"]);
+  // Another key, or none: not this caller's session, `final` (and the session is still there for its owner).
+  expect(await status(await chunk(url, 2, new Uint8Array(2), "upload, finalize", OTHER_KEY))).toEqual([404, "final"]);
+  expect(await status(await chunk(url, 2, new Uint8Array(2), "upload, finalize", null))).toEqual([403, "final"]);
+  expect(await status(await chunk(url, 2, new Uint8Array(2), "upload, finalize"))).toEqual([200, "final"]);
+  expect(await status(await chunk(url, 4, new Uint8Array(), "finalize"))).toEqual([404, "final"]); // over
+
+  // A refused finalize ends the session: 409 and 400 say `final`, and the session is gone.
+  const again = (await start("a.txt", 1)).headers.get("x-goog-upload-url")!;
+  expect(await status(await chunk(again, 0, new Uint8Array(1), "upload, finalize"))).toEqual([409, "final"]);
+  expect(await status(await chunk(again, 1, new Uint8Array(), "query"))).toEqual([404, "final"]);
+  const bad = (await start("w", 11, undefined, "?extract=true")).headers.get("x-goog-upload-url")!;
+  expect(await status(await chunk(bad, 0, new TextEncoder().encode("not a tar!!"), "upload, finalize"))).toEqual([400, "final"]);
+  expect(emulator.uploads.activeSessions).toBe(0);
+});

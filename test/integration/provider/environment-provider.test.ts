@@ -23,6 +23,10 @@ describe("check", () => {
     [{ fromEnvironment: "not an id" }, "fromEnvironment", "fromEnvironment: must be an environment id such as env_abc123 or environments/env_abc123"],
     [{ fromEnvironment: "env_a", sources }, "sources", "sources: must be empty when fromEnvironment is set: a fork copies its origin's files"],
     [{ adopt: "env_a", fromEnvironment: "env_b" }, "adopt", "adopt: cannot be combined with fromEnvironment: adopt takes an existing environment as it is"],
+    [{ mode: "SELF_HOSTED" as never }, "mode", 'mode: must be "on_demand" or "self_hosted" (got "SELF_HOSTED"); enum values are lowercase on the wire'],
+    [{ systemInstruction: "x" }, "systemInstruction", 'systemInstruction: is only supported for self_hosted environments; set mode: "self_hosted" (mode is "on_demand")'],
+    [{ mode: "on_demand" as const, customConfig: { a: 1 } }, "customConfig", 'customConfig: is only supported for self_hosted environments; set mode: "self_hosted" (mode is "on_demand")'],
+    [{ mode: "self_hosted" as const, customConfig: [1] as never }, "customConfig", 'customConfig: must be a JSON object, e.g. {"pool": "gpu"}'],
   ])("%j fails on %s", async (news, property, reason) => {
     expect((await provider.check!({}, news)).failures).toEqual([{ property, reason }]);
   });
@@ -33,6 +37,9 @@ describe("check", () => {
       { property: "sources", reason: 'sources[2].target: "/abs" is absolute: give it relative to the environment root, e.g. "abs"' },
     ]);
     expect((await provider.check!({}, { sources: UNKNOWN as never, network: UNKNOWN as never })).failures).toEqual([]);
+    // The self-hosted fields are checked once mode is known.
+    expect((await provider.check!({}, { mode: UNKNOWN as never, systemInstruction: "x", customConfig: { a: 1 } })).failures).toEqual([]);
+    expect((await provider.check!({}, { mode: "self_hosted", systemInstruction: UNKNOWN, customConfig: { a: UNKNOWN } })).failures).toEqual([]);
   });
 });
 
@@ -50,9 +57,19 @@ describe("diff", () => {
     [{ sources, network: "disabled" as const }, ["network"]],
     [{ sources, network: { allowlist: [{ domain: "b.example.com" }] } }, ["network.allowlist[0].domain"]],
     [{ sources, network: olds.network, fromEnvironment: "env_y" }, ["fromEnvironment"]],
+    [{ sources, network: olds.network, mode: "self_hosted" as const }, ["mode"]],
+    [{ sources, network: olds.network, mode: "self_hosted" as const, systemInstruction: "x", customConfig: { pool: "gpu" } }, ["mode", "systemInstruction", "customConfig"]],
   ])("a change replaces and names its path: %j", async (news, replaces) => {
     const result = await provider.diff!("env_x", olds, news);
     expect(result).toEqual({ changes: true, replaces, deleteBeforeReplace: false });
+  });
+
+  test("declaring the default mode is no change; a changed custom_config names its path; the key is not an input", async () => {
+    expect((await provider.diff!("env_x", olds, { sources, network: olds.network, mode: "on_demand" })).changes).toBe(false);
+    const selfHosted = { ...olds, mode: "self_hosted", customConfig: { pool: "gpu", n: 1 }, environmentKey: "envkey_x" } as EnvironmentOutputs;
+    const news = { sources, network: olds.network, mode: "self_hosted" as const, customConfig: { pool: "gpu", n: 1 } };
+    expect((await provider.diff!("env_x", selfHosted, news)).changes).toBe(false);
+    expect((await provider.diff!("env_x", selfHosted, { ...news, customConfig: { pool: "cpu", n: 1 } })).replaces).toEqual(["customConfig.pool"]);
   });
 
   test("adopt is not a change: removing it after adoption keeps the environment", async () => {
@@ -82,6 +99,20 @@ describe("create, read, delete", () => {
     expect(read).toEqual({ id, props: outs });
     await provider.remove!(id, outs!);
     expect((await emulator().json(`/v1beta/environments/${id}`)).status).toBe(404);
+  });
+
+  test("a self_hosted environment: its key is captured at create and kept by read, though Get never returns it", async () => {
+    const inputs = { mode: "self_hosted" as const, systemInstruction: "Be terse.", customConfig: { pool: "gpu" } };
+    const { id, outs } = await provider.create(inputs);
+    expect(outs).toMatchObject({ ...inputs, environmentKey: expect.stringMatching(/^envkey_/) });
+    const fromApi = await emulator().json(`/v1beta/environments/${id}`);
+    expect(fromApi.body).toMatchObject({ mode: "self_hosted", system_instruction: "Be terse.", custom_config: { pool: "gpu" } });
+    expect(fromApi.body).not.toHaveProperty("environment_key");
+    const read = await provider.read!(id, outs!);
+    expect(read).toEqual({ id, props: outs });
+    // Environment.get (no prior state) cannot know the key.
+    expect((await provider.read!(id, undefined as never)).props).not.toHaveProperty("environmentKey");
+    await provider.remove!(id, outs!);
   });
 
   test("read of a deleted environment gives an empty id, so the engine drops it; delete of a gone one is done", async () => {
@@ -153,7 +184,18 @@ describe("adopt", () => {
     const existing = await client.create({ sources: [inline("secret.txt", "hunter2")] });
     await client.close();
     const error = await provider.create({ sources: [inline("secret.txt", "other")], adopt: existing.id }).catch((e: Error) => e);
-    expect((error as Error).message).toMatch(/differs at sources\[0\]\.content/);
+    expect((error as Error).message).toMatch(/differs at sources\[0\]\.content\. .*`genv env get env_\w+` shows them/);
     expect((error as Error).message).not.toMatch(/hunter2|other/);
+  });
+
+  test("adopt compares mode, systemInstruction and customConfig too; the key cannot be recovered", async () => {
+    const client = new EnvironmentsClient({ apiKey: TEST_KEY, baseUrl: emulator().url });
+    const existing = await client.create({ mode: "self_hosted", custom_config: { pool: "gpu" } });
+    await client.close();
+    const error = await provider.create({ adopt: existing.id }).catch((e: Error) => e);
+    expect((error as Error).message).toMatch(/differs at mode, customConfig\. /);
+    const { outs } = await provider.create({ adopt: existing.id, mode: "self_hosted", customConfig: { pool: "gpu" } });
+    expect(outs).toMatchObject({ mode: "self_hosted", customConfig: { pool: "gpu" } });
+    expect(outs).not.toHaveProperty("environmentKey");
   });
 });

@@ -154,6 +154,22 @@ describe("the files API and GetEnvironment stay true after a tool call", () => {
   });
 });
 
+test("a self_hosted environment's tools run in the local sandbox too, through its hooks (the emulator stands in for the daemon)", async () => {
+  const created = await emulator.json("/v1beta/environments", {
+    method: "POST",
+    body: JSON.stringify({
+      mode: "self_hosted",
+      custom_config: { pool: "local" },
+      sources: [inline(".agents/hooks.json", JSON.stringify(SECURITY_HOOKS)), inline(".agents/hooks-scripts/gate.py", readFileSync(SECURITY_GATE, "utf8"))],
+    }),
+  });
+  expect(created.body.environment_key).toMatch(/^envkey_/);
+  const allowed = await executeTool(created.body.id, { name: "code_execution", args: { code: "echo from-self-hosted" } });
+  expect(allowed.body).toMatchObject({ decision: "allow", output: "from-self-hosted\n", exit_code: 0 });
+  const denied = await executeTool(created.body.id, { name: "code_execution", args: { code: "rm -rf /" } });
+  expect(denied.body).toMatchObject({ decision: "deny", reason: "Destructive command blocked by security gate." });
+});
+
 describe("errors", () => {
   let id: string;
   beforeAll(async () => {

@@ -18,7 +18,7 @@ test("every resource, component and type is there", () => {
   expect(Object.keys(schema.resources)).toEqual(["gemini-environments:index:Credential", "gemini-environments:index:Environment", "gemini-environments:index:GuardedEnvironment"]);
   expect(schema.resources["gemini-environments:index:GuardedEnvironment"]?.isComponent).toBe(true);
   expect(Object.keys(schema.types).sort()).toEqual(
-    ["AllowlistEntry", "CommandHandler", "HookBundle", "HooksGroup", "HooksRule", "HttpHandler", "NetworkAllowlist", "Source", "SourceType"].map(
+    ["AllowlistEntry", "CommandHandler", "EnvironmentMode", "HookBundle", "HooksGroup", "HooksRule", "HttpHandler", "NetworkAllowlist", "Source", "SourceType"].map(
       (name) => `gemini-environments:index:${name}`,
     ),
   );
@@ -31,4 +31,12 @@ test("every $ref points at a declared type or Pulumi's built-ins", () => {
     if (ref?.startsWith("pulumi.json#/")) continue;
     expect(Object.keys(schema.types)).toContain(ref?.replace("#/types/", ""));
   }
+});
+
+test("the self-hosted key is a secret output, and the mode fields are inputs", () => {
+  const schema = generateSchema(root) as { resources: Record<string, { properties: Record<string, { secret?: boolean }>; inputProperties: Record<string, unknown> }> };
+  const environment = schema.resources["gemini-environments:index:Environment"];
+  expect(environment.properties.environmentKey).toMatchObject({ type: "string", secret: true });
+  expect(environment.inputProperties).not.toHaveProperty("environmentKey");
+  expect(Object.keys(environment.inputProperties)).toEqual(expect.arrayContaining(["mode", "systemInstruction", "customConfig"]));
 });

@@ -34,6 +34,29 @@ describe("environments and file metadata", () => {
     expect(server.received).toHaveLength(0);
   });
 
+  it("a self_hosted create sends mode, system_instruction and custom_config, and returns the one-time environment_key", async () => {
+    const key = "envkey_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG";
+    server = await startServer((_req, res) => json(res, 200, { ...ENV, mode: "self_hosted", custom_config: { pool: "gpu" }, environment_key: key }));
+    client = testClient(server.baseUrl);
+    const request = { mode: "self_hosted" as const, system_instruction: "Be terse.", custom_config: { pool: "gpu", n: [1, { a: null }] } };
+    const env = await client.create(request);
+    expect(JSON.parse(server.received[0].body)).toEqual(request);
+    expect(env).toMatchObject({ mode: "self_hosted", custom_config: { pool: "gpu" }, environment_key: key });
+  });
+
+  it("refuses self_hosted-only fields without mode self_hosted, and an unknown mode, before sending", async () => {
+    server = await startServer((_req, res) => json(res, 200, ENV));
+    client = testClient(server.baseUrl);
+    const err = await client.create({ system_instruction: "x", custom_config: {}, mode: "on_demand" }).catch((e: unknown) => e);
+    expect((err as ValidationError).issues).toEqual([
+      { path: "system_instruction", message: 'is only supported for self_hosted environments; set mode: "self_hosted" (mode is "on_demand")' },
+      { path: "custom_config", message: 'is only supported for self_hosted environments; set mode: "self_hosted" (mode is "on_demand")' },
+    ]);
+    const mode = await client.create({ mode: "SELF_HOSTED" } as never).catch((e: unknown) => e);
+    expect((mode as ValidationError).issues).toEqual([{ path: "mode", message: 'must be "on_demand" or "self_hosted" (got "SELF_HOSTED"); enum values are lowercase on the wire' }]);
+    expect(server.received).toHaveLength(0);
+  });
+
   it("delete accepts {} , an empty 200 and a 204", async () => {
     server = await startServer((_req, res, _r, index) => [() => json(res, 200, {}), () => res.writeHead(200).end(), () => res.writeHead(204).end()][index]());
     client = testClient(server.baseUrl);

@@ -30,6 +30,13 @@ describe("list paging", () => {
     ]);
   });
 
+  it("listAll with a mode filter sends it on every page", async () => {
+    server = await startServer((_req, res, _r, index) => json(res, 200, index === 0 ? { environments: [ENV], next_page_token: "t" } : { environments: [] }));
+    client = testClient(server.baseUrl);
+    for await (const _env of client.listAll({ mode: "self_hosted", pageSize: 1 })) void _env;
+    expect(server.received.map((r) => r.url)).toEqual(["/v1beta/environments?mode=self_hosted&page_size=1", "/v1beta/environments?mode=self_hosted&page_size=1&page_token=t"]);
+  });
+
   it("list returns one page as the wire shape", async () => {
     server = await startServer((_req, res) => json(res, 200, { environments: [ENV], next_page_token: "n" }));
     client = testClient(server.baseUrl);
