@@ -77,3 +77,14 @@ test("a credential whose create answer is lost is read back, not refused as a co
     expect(emulator.faults?.dealt.get("reset-after")).toBe(1);
   });
 });
+
+test("a self-hosted environment whose answer (and key) was lost is deleted and made again: one environment, with its key", async () => {
+  // Seed 7 deals: the first create reset after it acted, the second untouched.
+  await withFaults("rate=0.5,seed=7,kinds=reset-after,routes=create", async (emulator, client) => {
+    const { environment, adopted } = await createEnvironmentConverging(client, { mode: "self_hosted", sources: [inline("a.txt", "sh")] }, FAST);
+    expect(adopted).toBe(false);
+    expect(environment.environment_key).toEqual(expect.any(String));
+    expect(held(emulator).map((env) => env.id)).toEqual([environment.id]);
+    expect(emulator.faults?.dealt.get("reset-after")).toBe(1);
+  });
+});
