@@ -8,11 +8,11 @@
  * difference and `target` is that goal as a ratio of this run's baseline.
  */
 import { spawn } from "node:child_process";
-import { promises as fs } from "node:fs";
+import { existsSync, promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { sandboxHooks } from "../emulator/sandbox-hooks";
-import { giveToSandbox } from "../emulator/sandbox";
+import { findBwrap, giveToSandbox, runInSandbox, sandboxOwner } from "../emulator/sandbox";
 import { runHooks } from "../hooks/runtime";
 import { HooksConfig } from "../hooks/schema";
 import { EnvironmentsClient } from "../sdk/client";
@@ -62,6 +62,27 @@ export async function benchHooks(): Promise<Comparison[]> {
       baseline: hookBare,
       target: Math.round(((hookBare + HOOK_GOAL_MS) / hookBare) * 100) / 100,
     });
+
+    // The boundary's own cost, as root: a sandbox call (setpriv to the sandbox's uid, a mount
+    // namespace with the overlay view) against bwrap started as root over the tree bound directly,
+    // the layout before the boundary, with the same namespaces and system binds.
+    if (sandboxOwner()) {
+      const sandboxed = () => runInSandbox({ root, argv: ["/bin/true"], timeoutMs: 10_000 }).then(() => undefined);
+      const systemBinds = ["usr", "bin", "sbin", "lib", "lib64"].filter((dir) => existsSync(`/${dir}`)).flatMap((dir) => ["--ro-bind", `/${dir}`, `/${dir}`]);
+      const asRoot = () =>
+        run(findBwrap(), ["--unshare-all", "--die-with-parent", "--new-session", "--bind", root, "/", ...systemBinds, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--uid", "1000", "--gid", "1000", "--cap-drop", "ALL", "/bin/true"], "");
+      await sandboxed();
+      await asRoot();
+      const call = await medianMs(RUNS, sandboxed);
+      const before = await medianMs(RUNS, asRoot);
+      rows.push({
+        name: `sandbox call /bin/true, as root (+${(call - before).toFixed(1)} ms)`,
+        ours: call,
+        baselineName: "bwrap as root, direct bind",
+        baseline: before,
+        target: 2,
+      });
+    }
 
     const server = await startServeProcess();
     const client = new EnvironmentsClient({ apiKey: server.key, baseUrl: server.url, timeoutMs: 60_000 });
