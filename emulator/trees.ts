@@ -13,6 +13,7 @@ import { randomBytes } from "node:crypto";
 import mime from "mime-types";
 import { chownTree, ConfineError, copyContents, countFiles, Directory, release, removeTree, resolve, walk, withTree, type Owner } from "../confine";
 import { pathLengthProblem } from "../sdk/schemas";
+import { removeHostView } from "./sandbox";
 import { HttpError, invalidArgument, notFound } from "./errors";
 
 export interface TreeStats {
@@ -126,6 +127,7 @@ export class TreeStore {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
       throw error;
     }
+    await removeHostView(this.treePath(id));
     // A tool call still running in it may keep writing until its sandbox ends: then the trash is
     // emptied once the call is over (and at the next start, `sweep`, should the emulator stop first).
     await removeTree(trash).catch(() => {

@@ -19,10 +19,10 @@
  * directory any user can traverse, its mounts private to each call's namespace, so calls in parallel
  * share it.
  */
+import { createHmac, randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { randomBytes } from "node:crypto";
 import { removeTree, type Owner } from "../../confine";
 import { SandboxUnavailableError } from "./errors";
 
@@ -39,8 +39,6 @@ export interface HostView {
   switchUser: string[];
   /** Where bwrap finds the tree. */
   treeSource: string;
-  /** Removes the call's overlay work directory. */
-  dispose(): Promise<void>;
 }
 
 let base: Promise<string> | undefined;
@@ -48,11 +46,12 @@ let base: Promise<string> | undefined;
 /** The privileged set-up of one call over `root`. */
 export async function prepareHostView(root: string, owner: Owner): Promise<HostView> {
   const mountBase = await (base ??= mountBaseDirectory());
-  // Beside the tree, on its file system (an overlay's work directory must share the upper one's).
-  const scratch = path.join(path.dirname(root), `.genv-overlay-${randomBytes(6).toString("hex")}`);
-  await fs.mkdir(scratch, { mode: 0o700 });
-  await fs.mkdir(path.join(scratch, "lower"));
-  await fs.mkdir(path.join(scratch, "work"));
+  // Beside the tree, on its file system (an overlay's work directory must share the upper one's),
+  // one per tree and kept: calls on a tree run one at a time, and a mount empties its work directory
+  // itself. `removeHostView` (with the tree) and the data directory's sweep remove it.
+  const scratch = hostViewDirectory(root);
+  await fs.mkdir(path.join(scratch, "lower"), { recursive: true, mode: 0o700 });
+  await fs.mkdir(path.join(scratch, "work"), { recursive: true, mode: 0o700 });
   const relative = (to: string, from: string) => path.relative(from, to) || ".";
   return {
     unshare: [UNSHARE, "--mount", "--propagation", "private", "--"],
@@ -60,8 +59,26 @@ export async function prepareHostView(root: string, owner: Owner): Promise<HostV
     mountArgs: [root, relative(path.join(scratch, "lower"), root), relative(path.join(scratch, "work"), root), path.join(mountBase, "tree")],
     switchUser: [SETPRIV, `--reuid=${owner.uid}`, `--regid=${owner.gid}`, "--clear-groups", "--inh-caps=-all", "--"],
     treeSource: path.join(mountBase, "tree"),
-    dispose: () => removeTree(scratch),
+
   };
+}
+
+/**
+ * The overlay's work directories of the tree at `root`, beside it. Their name shows in the sandbox's
+ * mount table (`lowerdir=../.genv-overlay-…/lower`), so it is a keyed hash of the tree's name, not the
+ * name (an environment id): the key is this process's, and the data directory's sweep removes a
+ * previous process's directories.
+ */
+export function hostViewDirectory(root: string): string {
+  const name = createHmac("sha256", HOST_VIEW_KEY).update(path.basename(root)).digest("hex").slice(0, 20);
+  return path.join(path.dirname(root), `.genv-overlay-${name}`);
+}
+
+const HOST_VIEW_KEY = randomBytes(32);
+
+/** Removes what the host view of the tree at `root` keeps beside it. */
+export async function removeHostView(root: string): Promise<void> {
+  await removeTree(hostViewDirectory(root));
 }
 
 /**

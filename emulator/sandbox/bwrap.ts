@@ -149,11 +149,7 @@ async function runOnce(bwrap: string, root: string, options: RunInSandboxOptions
   const argv = egress ? egress.wrap(options.argv) : options.argv;
   const owner = sandboxOwner();
   const view = owner ? await prepareHostView(root, owner) : undefined;
-  try {
-    return await runPrepared(bwrap, root, options, { argv, env, egress, view });
-  } finally {
-    await view?.dispose();
-  }
+  return runPrepared(bwrap, root, options, { argv, env, egress, view });
 }
 
 async function runPrepared(

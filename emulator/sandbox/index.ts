@@ -7,6 +7,7 @@ export type { CommandHookOptions } from "./command-hook";
 export { RESERVED_TOP_LEVEL, existingReadOnly } from "./_mounts";
 export { memoryCgroupAvailable, pidsCgroupAvailable } from "./_cgroup";
 export { giveToSandbox, sandboxOwner } from "./_identity";
+export { removeHostView } from "./_host-view";
 export {
   InvalidToolArgsError,
   ReservedPathError,
