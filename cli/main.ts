@@ -11,6 +11,7 @@ import * as envFiles from "./commands/env-files";
 import * as envGet from "./commands/env-get";
 import * as envList from "./commands/env-list";
 import * as envRm from "./commands/env-rm";
+import * as hooksDiff from "./commands/hooks-diff";
 import * as hooksLint from "./commands/hooks-lint";
 import * as hooksTest from "./commands/hooks-test";
 import * as serve from "./commands/serve";
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
   serve.register(program);
   hooksLint.register(program);
   hooksTest.register(program);
+  hooksDiff.register(program);
   exec.register(program);
   for (const command of [envList, envGet, envFiles, envCat, envRm]) command.register(program);
   demo.register(program);

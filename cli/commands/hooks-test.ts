@@ -77,23 +77,42 @@ export async function runHooksTest(args: HooksTestArgs): Promise<{ output: strin
   if (args.scriptsDir !== undefined && !isDirectory(args.scriptsDir)) throw new CLIError(`--scripts ${args.scriptsDir} is not a directory`, 2);
 
   const outcomes: CaseOutcome[] = [];
+  const verdicts = await runCases({ hooksText, scriptsDir: args.scriptsDir }, cases, args.environmentId ?? "env_hooks_test");
   for (const [index, testCase] of cases.entries()) {
-    const root = mkdtempSync(path.join(os.tmpdir(), "genv-hooks-test-"));
-    try {
-      await buildTree(root, hooksText, args.scriptsDir);
-      await giveToSandbox(root);
-      const verdict = await runCase(root, testCase, args.environmentId ?? "env_hooks_test");
-      const name = testCase.name ?? `#${index + 1} ${testCase.tool_call.name}`;
-      outcomes.push({ name, testCase, verdict, mismatch: mismatchOf(testCase, verdict, args.strict ?? false) });
-    } finally {
-      await fs.rm(root, { recursive: true, force: true });
-    }
+    const verdict = verdicts[index];
+    outcomes.push({ name: caseName(testCase, index), testCase, verdict, mismatch: mismatchOf(testCase, verdict, args.strict ?? false) });
   }
   const failed = outcomes.filter((outcome) => outcome.mismatch !== undefined).length;
   const output = args.json
     ? `${JSON.stringify(outcomes.map(({ name, verdict, mismatch }) => ({ name, ...verdict, ...(mismatch && { mismatch }) })), null, 2)}\n`
     : formatOutcomes(outcomes);
   return { output, exitCode: failed > 0 ? 1 : 0, outcomes };
+}
+
+/** A hooks.json (as text) and the directory of the scripts its commands run. */
+export interface HooksUnderTest {
+  hooksText: string;
+  scriptsDir?: string;
+}
+
+/** The verdict of every case against `hooks`, each in a throwaway tree of its own. */
+export async function runCases(hooks: HooksUnderTest, cases: readonly HooksTestCase[], environmentId: string): Promise<HooksVerdict[]> {
+  const verdicts: HooksVerdict[] = [];
+  for (const testCase of cases) {
+    const root = mkdtempSync(path.join(os.tmpdir(), "genv-hooks-test-"));
+    try {
+      await buildTree(root, hooks.hooksText, hooks.scriptsDir);
+      await giveToSandbox(root);
+      verdicts.push(await runCase(root, testCase, environmentId));
+    } finally {
+      await fs.rm(root, { recursive: true, force: true });
+    }
+  }
+  return verdicts;
+}
+
+export function caseName(testCase: HooksTestCase, index: number): string {
+  return testCase.name ?? `#${index + 1} ${testCase.tool_call.name}`;
 }
 
 async function runCase(root: string, testCase: HooksTestCase, environmentId: string): Promise<HooksVerdict> {
@@ -174,7 +193,7 @@ async function buildTree(root: string, hooksText: string, scriptsDir: string | u
 }
 
 /** A hooks file the runtime would ignore makes every case meaningless: refuse it with the linter's words. */
-function checkHooks(text: string, file: string): void {
+export function checkHooks(text: string, file: string): void {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -186,7 +205,7 @@ function checkHooks(text: string, file: string): void {
   throw new CLIError(`hooks file ${file} would not be used by the runtime: ${problems.map((f) => `${f.path || "(root)"}: ${f.message}`).join("; ")}`, 2);
 }
 
-function readCases(file: string): HooksTestCase[] {
+export function readCases(file: string): HooksTestCase[] {
   const parsed = HooksTestCases.safeParse(readJsonFile(file, "cases file"));
   if (!parsed.success) throw new CLIError(`cases file ${file}: ${describeIssues(validationIssues(parsed.error))}`, 2);
   parsed.data.forEach((testCase, index) => {
