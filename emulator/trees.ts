@@ -13,6 +13,7 @@ import { randomBytes } from "node:crypto";
 import mime from "mime-types";
 import { chownTree, ConfineError, copyContents, countFiles, Directory, release, removeTree, resolve, walk, withTree, type Owner } from "../confine";
 import { pathLengthProblem } from "../sdk/schemas";
+import { KeyedQueue } from "./keyed-queue";
 import { removeHostView } from "./sandbox";
 import { HttpError, invalidArgument, notFound } from "./errors";
 
@@ -52,7 +53,7 @@ export function mimeTypeOf(fileName: string): string {
 export class TreeStore {
   readonly treesDir: string;
   readonly tmpDir: string;
-  private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly writers = new KeyedQueue();
 
   /**
    * @param owner who the sandbox runs as on the host, when that is not the emulator's own user: the
@@ -92,13 +93,7 @@ export class TreeStore {
    * past the limits, so nothing else may add files meanwhile) and an upload's finalize.
    */
   exclusive<T>(id: string, fn: () => Promise<T>): Promise<T> {
-    const run = (this.queues.get(id) ?? Promise.resolve()).then(fn, fn);
-    const tail = run.catch(() => undefined);
-    this.queues.set(id, tail);
-    void tail.then(() => {
-      if (this.queues.get(id) === tail) this.queues.delete(id);
-    });
-    return run;
+    return this.writers.run(id, fn);
   }
 
   /** A fresh empty directory to build a tree in; pass it to `commit` or `discard`. */

@@ -11,6 +11,7 @@
 import { promises as fs, existsSync } from "node:fs";
 import * as path from "node:path";
 import { release, resolve, withTree } from "../../confine";
+import { KeyedQueue } from "../keyed-queue";
 import { ReservedPathError } from "./errors";
 
 /** Host directories of the merged-/usr layout bound read-only at the same place (when present). */
@@ -107,17 +108,9 @@ export async function removeMountPoints(root: string): Promise<void> {
   );
 }
 
-const queues = new Map<string, Promise<unknown>>();
+const trees = new KeyedQueue();
 
 /** Runs `fn` after every earlier call on the same tree has finished (in this process). */
 export function serialised<T>(root: string, fn: () => Promise<T>): Promise<T> {
-  const key = path.resolve(root);
-  const previous = queues.get(key) ?? Promise.resolve();
-  const run = previous.then(fn, fn);
-  const tail = run.catch(() => undefined);
-  queues.set(key, tail);
-  void tail.then(() => {
-    if (queues.get(key) === tail) queues.delete(key);
-  });
-  return run;
+  return trees.run(path.resolve(root), fn);
 }
