@@ -30,6 +30,8 @@ import { performance } from "node:perf_hooks";
 import { z } from "zod";
 import type { ExecuteToolResponse, HookRun, ToolCall } from "../sdk/schemas";
 import { HOOKS_FILE, readTreeFile } from "./_config-file";
+
+export { HOOKS_FILE };
 import { lintHooks } from "./lint";
 import { matches } from "./matcher";
 import { type Handler, type HookEventName, HookDecision, HooksConfig, parseDecision } from "./schema";
