@@ -79,6 +79,35 @@ export class GuardedEnvironment extends pulumi.ComponentResource {
     this.sizeBytes = this.environment.sizeBytes;
     this.created = this.environment.created;
     this.lastAccessed = this.environment.lastAccessed;
-    this.registerOutputs({ environmentId: this.environmentId, status: this.status, fileCount: this.fileCount, sizeBytes: this.sizeBytes });
+    // The bundle's policy cases, at every preview and update: a regression fails the operation.
+    const policyTests = args.hooks.tests.length > 0 ? pulumi.output(checkPolicy(args.hooks, this)) : undefined;
+    this.registerOutputs({
+      environmentId: this.environmentId,
+      status: this.status,
+      fileCount: this.fileCount,
+      sizeBytes: this.sizeBytes,
+      ...(policyTests && { policyTests }),
+    });
   }
+}
+
+/** Runs the bundle's cases; throws naming each failed one. Without a sandbox: a warning, or an error under GENV_POLICY_TESTS=require. */
+async function checkPolicy(hooks: HookBundle, resource: pulumi.Resource): Promise<string> {
+  let outcomes: Awaited<ReturnType<HookBundle["runTests"]>>;
+  try {
+    outcomes = await hooks.runTests();
+  } catch (error) {
+    if ((error as { code?: string }).code !== "SANDBOX_UNAVAILABLE") throw error;
+    const message = `policy tests not run: no sandbox here (${(error as Error).message}); they run where bubblewrap works (Linux; the emulator's container)`;
+    if (process.env.GENV_POLICY_TESTS === "require") throw new Error(`${message}. GENV_POLICY_TESTS=require makes this an error.`);
+    pulumi.log.warn(message, resource);
+    return "skipped";
+  }
+  const failed = outcomes.filter((outcome) => outcome.mismatch !== undefined);
+  if (failed.length > 0) {
+    throw new Error(
+      `policy tests failed (${failed.length} of ${outcomes.length}):\n${failed.map((outcome) => `  - ${outcome.name}: ${outcome.mismatch}`).join("\n")}`,
+    );
+  }
+  return `${outcomes.length} passed`;
 }

@@ -24,6 +24,8 @@ import { HOOK_EVENTS } from "../hooks/schema";
 import { referencedScripts } from "../hooks/scripts";
 import { serializeHooks } from "../hooks/serialize";
 import { targetPathProblem, type Source } from "../sdk/schemas";
+import { validationIssues } from "../sdk/validation";
+import { HooksTestCases, type HooksTestCase, type HooksTestCaseInput } from "../hooks/cases";
 import { HOOKS_JSON_TARGET } from "./hooks-check";
 
 /** Where bundle scripts land, relative to the environment root; commands run them as `/.agents/hooks-scripts/<name>`. */
@@ -52,6 +54,14 @@ export interface HookBundleArgs {
   providedScripts?: string[];
   /** Directory that `file` paths are relative to. Default: `process.cwd()`. */
   baseDir?: string;
+  /**
+   * Policy cases the hooks must hold (as for `genv hooks test`), e.g. `[{tool_call: {name:
+   * "code_execution", args: {code: "rm -rf /"}}, expect: "deny", reason: "blocked"}]`. A
+   * `GuardedEnvironment` runs them in the local sandbox at every preview and update: a case whose
+   * decision or reason differs stops it. Where no sandbox can run (no bubblewrap) they are skipped
+   * with a warning; `GENV_POLICY_TESTS=require` makes that an error (for CI).
+   */
+  tests?: HooksTestCaseInput[];
 }
 
 export class HookBundleError extends Error {
@@ -86,6 +96,10 @@ export class HookBundle {
   readonly sources: Source[];
   /** True when the hooks come from inline sources, which the agent can modify (the spec's warning). */
   readonly writableByAgent: boolean;
+  /** The policy cases, validated (`event` filled in); empty when none were given. */
+  readonly tests: HooksTestCase[];
+  /** The scripts by name, as the cases' sandbox gets them. */
+  private readonly scriptTexts: Record<string, string | Buffer>;
 
   constructor(args: HookBundleArgs) {
     this.config = hooksConfig(args.hooks); // throws a TypeError on a structural error
@@ -93,12 +107,33 @@ export class HookBundle {
     const problems: string[] = [];
     const scripts = readScripts(args.scripts ?? {}, args.baseDir ?? process.cwd(), problems);
     problems.push(...missingScripts(this.config, new Set(scripts.keys()), new Set(args.providedScripts ?? [])));
+    const tests = HooksTestCases.safeParse(args.tests ?? []);
+    if (!tests.success) problems.push(...validationIssues(tests.error, ["tests"]).map((issue) => `${issue.path}: ${issue.message}`));
     if (problems.length > 0) throw new HookBundleError(problems);
+    this.tests = tests.success ? tests.data : [];
+    this.scriptTexts = Object.fromEntries(
+      [...scripts.entries()].map(([name, script]) => [name, script.encoding === "base64" ? Buffer.from(script.content, "base64") : script.content]),
+    );
     this.sources = [
       { type: "inline", target: HOOKS_JSON_TARGET, content: this.hooksJson },
       ...[...scripts.entries()].map(([name, script]) => ({ type: "inline" as const, target: `${HOOK_SCRIPTS_DIR}/${name}`, ...script })),
     ];
     this.writableByAgent = true;
+  }
+
+  /**
+   * Runs the policy cases against the hooks and scripts in the local sandbox (`emulator/`, loaded
+   * only here). Each outcome carries `mismatch` when the case failed.
+   */
+  async runTests(): Promise<Array<{ name: string; decision: string; reason?: string; mismatch?: string }>> {
+    const { caseName, mismatchOf, runCases } = await import("../emulator/policy-cases");
+    const verdicts = await runCases({ hooksText: this.hooksJson, scripts: this.scriptTexts }, this.tests, "env_policy_tests");
+    return this.tests.map((testCase, index) => ({
+      name: caseName(testCase, index),
+      decision: verdicts[index].decision,
+      ...(verdicts[index].reason !== undefined && { reason: verdicts[index].reason }),
+      ...(mismatchOf(testCase, verdicts[index], false) !== undefined && { mismatch: mismatchOf(testCase, verdicts[index], false) }),
+    }));
   }
 
   /**
@@ -108,6 +143,8 @@ export class HookBundle {
   static fromRepository(args: HookRepositoryArgs): HookBundle {
     const bundle: { -readonly [K in keyof HookBundle]: HookBundle[K] } = Object.create(HookBundle.prototype);
     bundle.config = {};
+    bundle.tests = [];
+    (bundle as unknown as { scriptTexts: Record<string, string | Buffer> }).scriptTexts = {};
     if (args.checkout !== undefined) {
       const file = path.join(args.checkout, "hooks.json");
       let text: string;

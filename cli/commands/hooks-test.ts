@@ -11,17 +11,13 @@
  * is always allow. Exit 1 when a case's decision or reason differs (with `--strict`, also when a hook
  * failed open: crashed, timed out, printed junk), 2 for unusable files.
  */
-import { mkdtempSync, promises as fs, statSync } from "node:fs";
-import * as os from "node:os";
-import * as path from "node:path";
+import { statSync } from "node:fs";
 import type { Command } from "commander";
-import { z } from "zod";
-import { sandboxHooks } from "../../emulator/sandbox-hooks";
-import { giveToSandbox, parseToolCall } from "../../emulator/sandbox";
+import { parseToolCall } from "../../emulator/sandbox";
+import { caseName, HooksTestCase, HooksTestCases, mismatchOf, runCases } from "../../emulator/policy-cases";
 import { lintHooks } from "../../hooks/lint";
-import { discoverHooks, executeWithHooks, HOOKS_FILE, runHooks, type HooksVerdict } from "../../hooks/runtime";
-import { HOOK_EVENTS, HooksConfig } from "../../hooks/schema";
-import { ToolCall } from "../../sdk/schemas";
+import type { HooksVerdict } from "../../hooks/runtime";
+import { HooksConfig } from "../../hooks/schema";
 import { describeIssues, validationIssues } from "../../sdk/validation";
 import { CLIError } from "../errors";
 import { formatHooks } from "./_hooks-table";
@@ -30,19 +26,7 @@ import { hooksCommand } from "./hooks";
 
 // ── schema ──────────────────────────────────────────────────────────────────────────────────────
 
-export const HooksTestCase = z.strictObject({
-  /** Shown in the table; default `#<index> <tool>`. */
-  name: z.string().optional(),
-  tool_call: ToolCall,
-  event: z.enum(HOOK_EVENTS).default("pre_tool_execution"),
-  expect: z.enum(["allow", "deny"], { error: 'must be "allow" or "deny"' }),
-  /** A substring the deny's reason must contain. */
-  reason: z.string().optional(),
-  /** The post payload's `error`, as after a failed tool. */
-  error: z.string().optional(),
-});
-export type HooksTestCase = z.infer<typeof HooksTestCase>;
-export const HooksTestCases = z.array(HooksTestCase, { error: "must be a JSON array of cases" });
+export { caseName, HooksTestCase, HooksTestCases, runCases, type HooksUnderTest } from "../../emulator/policy-cases";
 
 export interface CaseOutcome {
   name: string;
@@ -88,62 +72,6 @@ export async function runHooksTest(args: HooksTestArgs): Promise<{ output: strin
   return { output, exitCode: failed > 0 ? 1 : 0, outcomes };
 }
 
-/** A hooks.json (as text) and the directory of the scripts its commands run. */
-export interface HooksUnderTest {
-  hooksText: string;
-  scriptsDir?: string;
-}
-
-/** The verdict of every case against `hooks`, each in a throwaway tree of its own. */
-export async function runCases(hooks: HooksUnderTest, cases: readonly HooksTestCase[], environmentId: string): Promise<HooksVerdict[]> {
-  const verdicts: HooksVerdict[] = [];
-  for (const testCase of cases) {
-    const root = mkdtempSync(path.join(os.tmpdir(), "genv-hooks-test-"));
-    try {
-      await buildTree(root, hooks.hooksText, hooks.scriptsDir);
-      await giveToSandbox(root);
-      verdicts.push(await runCase(root, testCase, environmentId));
-    } finally {
-      await fs.rm(root, { recursive: true, force: true });
-    }
-  }
-  return verdicts;
-}
-
-export function caseName(testCase: HooksTestCase, index: number): string {
-  return testCase.name ?? `#${index + 1} ${testCase.tool_call.name}`;
-}
-
-async function runCase(root: string, testCase: HooksTestCase, environmentId: string): Promise<HooksVerdict> {
-  const options = sandboxHooks(root);
-  if (testCase.event === "post_tool_execution") {
-    const discovered = await discoverHooks(root);
-    const payload = { tool_call: testCase.tool_call, environment_id: environmentId, ...(testCase.error !== undefined && { error: testCase.error }) };
-    return runHooks(discovered.config ?? {}, "post_tool_execution", payload, options);
-  }
-  // The tool is not run: a stand-in result, failed when the case gives an `error` for the post payload.
-  const result = await executeWithHooks(
-    {
-      root,
-      environmentId,
-      toolCall: testCase.tool_call,
-      runTool: async () => (testCase.error !== undefined ? { error: testCase.error, failed: true } : { output: "", failed: false }),
-    },
-    options,
-  );
-  return { decision: result.decision, ...(result.reason !== undefined && { reason: result.reason }), hooks: result.hooks };
-}
-
-function mismatchOf(testCase: HooksTestCase, verdict: HooksVerdict, strict: boolean): string | undefined {
-  if (verdict.decision !== testCase.expect) return `expected ${testCase.expect}, got ${verdict.decision}`;
-  if (testCase.reason !== undefined && !(verdict.reason ?? "").includes(testCase.reason)) {
-    return `expected a reason containing ${JSON.stringify(testCase.reason)}, got ${JSON.stringify(verdict.reason ?? "")}`;
-  }
-  const failures = verdict.hooks.filter((hook) => hook.failure !== undefined);
-  if (strict && failures.length > 0) return `${failures.length} hook(s) failed open (--strict)`;
-  return undefined;
-}
-
 function formatOutcomes(outcomes: readonly CaseOutcome[]): string {
   const nameWidth = Math.max(4, ...outcomes.map((outcome) => outcome.name.length));
   let text = "";
@@ -183,13 +111,6 @@ export function register(program: Command): void {
 }
 
 // ── files ───────────────────────────────────────────────────────────────────────────────────────
-
-async function buildTree(root: string, hooksText: string, scriptsDir: string | undefined): Promise<void> {
-  await fs.mkdir(path.join(root, ".agents"), { recursive: true });
-  await fs.mkdir(path.join(root, "workspace"));
-  await fs.writeFile(path.join(root, HOOKS_FILE), hooksText);
-  if (scriptsDir !== undefined) await fs.cp(scriptsDir, path.join(root, ".agents/hooks-scripts"), { recursive: true, dereference: true });
-}
 
 /** A hooks file the runtime would ignore makes every case meaningless: refuse it with the linter's words. */
 export function checkHooks(text: string, file: string): void {

@@ -129,3 +129,13 @@ describe("HookBundle", () => {
     });
   });
 });
+
+test("policy cases are validated at construction, naming the case and field", () => {
+  const build = (tests: unknown) => () =>
+    new HookBundle({ hooks: { g: group().before("code_execution", command("true")) }, tests: tests as never });
+  expect(build([{ tool_call: { name: "code_execution", args: { code: "x" } }, expect: "maybe" }])).toThrow(/tests\[0\]\.expect: must be "allow" or "deny"/);
+  expect(build([{ tool_call: { name: "code_execution", args: {} }, expect: "deny", extra: 1 }])).toThrow(/tests\[0\]\.extra: is not a known field/);
+  expect(new HookBundle({ hooks: { g: group().before("code_execution", command("true")) }, tests: [{ tool_call: { name: "view_file", args: { path: "/a" } }, expect: "allow" }] }).tests).toEqual([
+    { tool_call: { name: "view_file", args: { path: "/a" } }, expect: "allow", event: "pre_tool_execution" },
+  ]);
+});

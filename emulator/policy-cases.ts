@@ -1,0 +1,110 @@
+/**
+ * Policy cases: tool calls and the decision the hooks must give them, run through the hooks runtime
+ * in the sandbox (the tools themselves never run). Shared by `genv hooks test`, `genv hooks diff` and
+ * the cases a `HookBundle` carries (checked at preview by `GuardedEnvironment`).
+ *
+ * A case: `{"name"?, "tool_call": {"name", "args"}, "event"?: "pre_tool_execution" | "post_tool_execution",
+ * "expect": "allow" | "deny", "reason"?: "<substring of the deny reason>", "error"?: "<post payload error>"}`.
+ */
+import { mkdtempSync, promises as fs } from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { discoverHooks, executeWithHooks, HOOKS_FILE, runHooks, type HooksVerdict } from "../hooks/runtime";
+import type { HooksTestCase } from "../hooks/cases";
+import { giveToSandbox, runInSandbox } from "./sandbox";
+import { sandboxHooks } from "./sandbox-hooks";
+
+export { HooksTestCase, HooksTestCases } from "../hooks/cases";
+
+/** A hooks.json (as text) and the directory of the scripts its commands run. */
+export interface HooksUnderTest {
+  hooksText: string;
+  /** A directory copied to `.agents/hooks-scripts/`. */
+  scriptsDir?: string;
+  /** Scripts by file name, written to `.agents/hooks-scripts/` (a bundle's). */
+  scripts?: Readonly<Record<string, string | Buffer>>;
+}
+
+/**
+ * The verdict of every case against `hooks`, each in a throwaway tree of its own. Throws
+ * `SandboxUnavailableError` first when no sandbox can run here: a hook that cannot start would
+ * otherwise fail open, and every case read as an allow.
+ */
+export async function runCases(hooks: HooksUnderTest, cases: readonly HooksTestCase[], environmentId: string): Promise<HooksVerdict[]> {
+  if (cases.length > 0) await assertSandboxRuns();
+  const verdicts: HooksVerdict[] = [];
+  for (const testCase of cases) {
+    const root = mkdtempSync(path.join(os.tmpdir(), "genv-hooks-test-"));
+    try {
+      await buildTree(root, hooks);
+      await giveToSandbox(root);
+      verdicts.push(await runCase(root, testCase, environmentId));
+    } finally {
+      await fs.rm(root, { recursive: true, force: true });
+    }
+  }
+  return verdicts;
+}
+
+export function caseName(testCase: HooksTestCase, index: number): string {
+  return testCase.name ?? `#${index + 1} ${testCase.tool_call.name}`;
+}
+
+async function runCase(root: string, testCase: HooksTestCase, environmentId: string): Promise<HooksVerdict> {
+  const options = sandboxHooks(root);
+  if (testCase.event === "post_tool_execution") {
+    const discovered = await discoverHooks(root);
+    const payload = { tool_call: testCase.tool_call, environment_id: environmentId, ...(testCase.error !== undefined && { error: testCase.error }) };
+    return runHooks(discovered.config ?? {}, "post_tool_execution", payload, options);
+  }
+  // The tool is not run: a stand-in result, failed when the case gives an `error` for the post payload.
+  const result = await executeWithHooks(
+    {
+      root,
+      environmentId,
+      toolCall: testCase.tool_call,
+      runTool: async () => (testCase.error !== undefined ? { error: testCase.error, failed: true } : { output: "", failed: false }),
+    },
+    options,
+  );
+  return { decision: result.decision, ...(result.reason !== undefined && { reason: result.reason }), hooks: result.hooks };
+}
+
+export function mismatchOf(testCase: HooksTestCase, verdict: HooksVerdict, strict: boolean): string | undefined {
+  if (verdict.decision !== testCase.expect) return `expected ${testCase.expect}, got ${verdict.decision}`;
+  if (testCase.reason !== undefined && !(verdict.reason ?? "").includes(testCase.reason)) {
+    return `expected a reason containing ${JSON.stringify(testCase.reason)}, got ${JSON.stringify(verdict.reason ?? "")}`;
+  }
+  const failures = verdict.hooks.filter((hook) => hook.failure !== undefined);
+  if (strict && failures.length > 0) return `${failures.length} hook(s) failed open (--strict)`;
+  return undefined;
+}
+
+/** A throwaway tree: `.agents/hooks.json`, the scripts under `.agents/hooks-scripts/`, an empty `workspace/`. */
+async function buildTree(root: string, hooks: HooksUnderTest): Promise<void> {
+  await fs.mkdir(path.join(root, ".agents"), { recursive: true });
+  await fs.mkdir(path.join(root, "workspace"));
+  await fs.writeFile(path.join(root, HOOKS_FILE), hooks.hooksText);
+  if (hooks.scriptsDir !== undefined) await fs.cp(hooks.scriptsDir, path.join(root, ".agents/hooks-scripts"), { recursive: true, dereference: true });
+  if (hooks.scripts !== undefined) {
+    await fs.mkdir(path.join(root, ".agents/hooks-scripts"), { recursive: true });
+    for (const [name, content] of Object.entries(hooks.scripts)) await fs.writeFile(path.join(root, ".agents/hooks-scripts", name), content);
+  }
+}
+
+
+let sandboxRuns: Promise<void> | undefined;
+
+/** Runs `/bin/true` in a sandbox once per process; rejects with `SandboxUnavailableError` when it cannot. */
+function assertSandboxRuns(): Promise<void> {
+  sandboxRuns ??= (async () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), "genv-sandbox-probe-"));
+    try {
+      await giveToSandbox(root);
+      await runInSandbox({ root, argv: ["/bin/true"], timeoutMs: 10_000 });
+    } finally {
+      await fs.rm(root, { recursive: true, force: true });
+    }
+  })();
+  return sandboxRuns;
+}

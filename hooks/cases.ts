@@ -1,0 +1,24 @@
+/**
+ * A policy case: a tool call and the decision the hooks must give it (`genv hooks test`, `genv hooks
+ * diff`, a `HookBundle`'s `tests`). The runner is the emulator's (`emulator/policy-cases.ts`): cases
+ * run in its sandbox.
+ */
+import { z } from "zod";
+import { ToolCall } from "../sdk/schemas";
+import { HOOK_EVENTS } from "./schema";
+
+export const HooksTestCase = z.strictObject({
+  /** Shown in the table; default `#<index> <tool>`. */
+  name: z.string().optional(),
+  tool_call: ToolCall,
+  event: z.enum(HOOK_EVENTS).default("pre_tool_execution"),
+  expect: z.enum(["allow", "deny"], { error: 'must be "allow" or "deny"' }),
+  /** A substring the deny's reason must contain. */
+  reason: z.string().optional(),
+  /** The post payload's `error`, as after a failed tool. */
+  error: z.string().optional(),
+});
+export type HooksTestCase = z.infer<typeof HooksTestCase>;
+/** A case as written by hand: `event` may be left out. */
+export type HooksTestCaseInput = z.input<typeof HooksTestCase>;
+export const HooksTestCases = z.array(HooksTestCase, { error: "must be a JSON array of cases" });
