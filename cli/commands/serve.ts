@@ -8,6 +8,7 @@ import ms from "ms";
 import { EMULATOR_DEFAULTS, startEmulator, type RunningEmulator } from "../../emulator/server";
 import type { RequestLogEntry } from "../../emulator/http";
 import { parseRoutes } from "../../emulator/egress";
+import { sandboxReadiness } from "../../emulator/sandbox";
 import { CLIError } from "../errors";
 
 export interface ServeOptions {
@@ -41,6 +42,11 @@ export function register(program: Command): void {
       const { emulator, generatedKey } = await runServe(options, (line) => process.stderr.write(`${line}\n`));
       process.stdout.write(`${emulator.url}\n`);
       if (generatedKey) process.stdout.write(`GEMINI_API_KEY=${generatedKey}\n`);
+      // The API works without a sandbox; tool calls then answer FAILED_PRECONDITION with this reason.
+      void sandboxReadiness().then(
+        (answer) => answer.runnable || process.stderr.write(`genv serve: tool calls cannot run here: ${answer.reason}\n`),
+        (error: unknown) => process.stderr.write(`genv serve: could not check the sandbox: ${(error as Error).message}\n`),
+      );
       const stop = () => void emulator.close().then(() => process.exit(0));
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
