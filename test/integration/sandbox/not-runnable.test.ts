@@ -3,61 +3,18 @@
  * FAILED_PRECONDITION — before any hook runs, not retried by the client — saying why and what to do.
  * The server runs as a child process (`GENV_BWRAP`, capabilities are per process).
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import * as path from "node:path";
 import { EnvironmentsClient } from "../../../sdk/client";
 import { EnvironmentsApiError } from "../../../sdk/errors";
+import { eventually, serveFromSources, type ServedCli } from "../../support/genv-serve";
 
-const REPO = path.resolve(__dirname, "..", "..", "..");
 const KEY = "not-runnable-key";
+const serve = (env: Record<string, string>, prefix: string[] = []) => serveFromSources(["--port", "0", "--in-memory", "--api-key", KEY], env, prefix);
 const HOOKS = JSON.stringify({
   gate: { pre_tool_execution: [{ matcher: ".*", hooks: [{ type: "command", command: "echo '{\"decision\": \"deny\"}'" }] }] },
 });
 
-interface Serve {
-  url: string;
-  /** What the server wrote on stderr so far: its warning and one line per request. */
-  stderr(): string;
-  close(): Promise<void>;
-}
-
-/** `genv serve` from the sources, `prefix` (e.g. setpriv) in front of node; resolves once it prints its URL. */
-async function serve(env: Record<string, string>, prefix: string[] = []): Promise<Serve> {
-  const argv = [...prefix, process.execPath, "-r", "./test/support/ts-register.js", "cli/main.ts", "serve", "--port", "0", "--in-memory", "--api-key", KEY];
-  const child: ChildProcess = spawn(argv[0], argv.slice(1), { cwd: REPO, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8");
-      const line = /^(http:\/\/\S+)\n/.exec(stdout);
-      if (line) resolve(line[1]);
-    });
-    child.on("exit", (code) => reject(new Error(`genv serve exited with ${code} before it was ready:\n${stderr}`)));
-  });
-  return {
-    url,
-    stderr: () => stderr,
-    close: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.on("exit", () => resolve());
-        child.kill("SIGTERM");
-      }),
-  };
-}
-
-/** Waits until `read()` matches, for output a child writes soon. */
-async function eventually(read: () => string, pattern: RegExp, ms = 10_000): Promise<string> {
-  const until = Date.now() + ms;
-  while (!pattern.test(read()) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
-  expect(read()).toMatch(pattern);
-  return read();
-}
-
 /** Creates an environment whose hooks would deny every call, then asks for a tool call. */
-async function toolCallOn(server: Serve): Promise<{ error: EnvironmentsApiError; client: EnvironmentsClient; id: string }> {
+async function toolCallOn(server: ServedCli): Promise<{ error: EnvironmentsApiError; client: EnvironmentsClient; id: string }> {
   const client = new EnvironmentsClient({ apiKey: KEY, baseUrl: server.url });
   const created = await client.create({
     sources: [
@@ -75,7 +32,7 @@ async function toolCallOn(server: Serve): Promise<{ error: EnvironmentsApiError;
 }
 
 describe("genv serve without bubblewrap (GENV_BWRAP names a missing binary, as on macOS)", () => {
-  let server: Serve;
+  let server: ServedCli;
   beforeAll(async () => {
     server = await serve({ GENV_BWRAP: "/nonexistent/bwrap" });
   }, 30_000);
@@ -110,7 +67,7 @@ describe("genv serve without bubblewrap (GENV_BWRAP names a missing binary, as o
 const asRoot = process.getuid?.() === 0;
 if (!asRoot) console.warn("not root: the emulator takes the non-root path (no host view), nothing to refuse; skipping the CAP_SYS_ADMIN case");
 (asRoot ? describe : describe.skip)("genv serve as root without CAP_SYS_ADMIN (root in a container)", () => {
-  let server: Serve;
+  let server: ServedCli;
   beforeAll(async () => {
     server = await serve({}, ["/usr/bin/setpriv", "--bounding-set=-sys_admin", "--inh-caps=-sys_admin", "--"]);
   }, 30_000);
