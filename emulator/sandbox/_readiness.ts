@@ -71,34 +71,41 @@ async function probe(): Promise<SandboxReadiness> {
     await giveToSandbox(tree);
     const result = await runInSandbox({ root: tree, argv: ["/bin/true"], timeoutMs: PROBE_TIMEOUT_MS });
     if (result.timedOut || result.exitCode === 0) return { runnable: true };
-    return { runnable: false, reason: `the sandbox starts but /bin/true in it exits with ${result.exitCode ?? result.signal}: ${result.stderr.trim()}` };
+    // bwrap failed after it started the sandbox's pid 1 (mounting /proc, say): its message is on stderr.
+    return { runnable: false, reason: await diagnose(result.stderr.trim() || `/bin/true in the sandbox exited with ${result.exitCode ?? result.signal}`) };
   } catch (error) {
     if (!(error instanceof SandboxError)) throw error;
-    return { runnable: false, reason: await diagnose(error) };
+    if (error instanceof SandboxNotRunnableError) return { runnable: false, reason: error.message };
+    return { runnable: false, reason: await diagnose(error.message) };
   } finally {
     await fs.rm(scratch, { recursive: true, force: true });
   }
 }
 
-/** The reason a sandbox could not start, with what to do about it. */
-async function diagnose(error: SandboxError): Promise<string> {
-  if (error instanceof SandboxNotRunnableError) return error.message;
+/** The reason a sandbox could not start (`failure`: what bwrap or the wrapper said), with what to do about it. */
+async function diagnose(failure: string): Promise<string> {
   if (sandboxOwner() && !(await canUnshareMount())) {
     return (
       "the emulator runs as root but may not create a mount namespace (no CAP_SYS_ADMIN, as for root in a container), " +
       "which the sandbox's host view needs as root (emulator/sandbox/README.md): run it as a non-root user instead — in the " +
-      "emulator's image that is the default user (uid 1000); do not pass `--user 0` or `--user root`"
+      "emulator's image, its default user (genv, uid 10001): drop `--user 0`"
     );
   }
-  if (/namespace|Operation not permitted|Permission denied/i.test(error.message)) {
+  if (/Can't mount proc/.test(failure)) {
     return (
-      `bubblewrap cannot create the sandbox's namespaces here (${error.message}). In a container, start it with ` +
+      `bubblewrap cannot mount the sandbox's /proc here (${failure}): in a container, start it with ` +
+      "`--security-opt seccomp=unconfined --security-opt systempaths=unconfined` (README: \"The emulator in a container\")"
+    );
+  }
+  if (/No permissions to create new namespace|Operation not permitted|Permission denied/.test(failure)) {
+    return (
+      `bubblewrap cannot create the sandbox's namespaces here (${failure}). In a container, start it with ` +
       "`--security-opt seccomp=unconfined --security-opt systempaths=unconfined` (README: \"The emulator in a container\"); " +
       "on a host, allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04 and later " +
       `kernel.apparmor_restrict_unprivileged_userns=0), or ${CONTAINER_HINT}`
     );
   }
-  return `the sandbox cannot start here: ${error.message}`;
+  return `the sandbox cannot start here: ${failure}`;
 }
 
 async function canUnshareMount(): Promise<boolean> {
