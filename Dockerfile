@@ -37,17 +37,18 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends bubblewrap socat git python3 curl ca-certificates tini \
  && rm -rf /var/lib/apt/lists/*
 # A non-root user: the emulator then runs bwrap as itself, which needs no capability in the container
-# (as root it would need CAP_SYS_ADMIN for the sandbox's host view; see README). uid 1000 is `node` in the
-# official images; a base without one gets `genv`.
-RUN (getent passwd 1000 >/dev/null || useradd --uid 1000 --user-group --create-home --shell /bin/sh genv) \
- && mkdir -p /data && chown 1000:1000 /data
+# (as root it would need CAP_SYS_ADMIN for the sandbox's host view; see README). Not uid 1000 (`node` in
+# the official images): without a pids cgroup in the container the sandbox bounds processes by
+# RLIMIT_NPROC, which counts every process of the uid on a Linux host, where 1000 is the first person's.
+RUN useradd --uid 10001 --user-group --create-home --shell /bin/sh genv \
+ && mkdir -p /data && chown genv:genv /data
 COPY --from=build /src/package.json /opt/genv/package.json
 COPY --from=build /src/node_modules /opt/genv/node_modules
 COPY --from=build /src/dist /opt/genv/dist
 COPY scripts/container-healthcheck /usr/local/bin/genv-healthcheck
 RUN ln -s /opt/genv/dist/cli/main.js /usr/local/bin/genv && chmod 0755 /usr/local/bin/genv-healthcheck
 ENV NODE_ENV=production GENV_DATA_DIR=/data
-USER 1000:1000
+USER 10001:10001
 WORKDIR /data
 VOLUME /data
 EXPOSE 8765

@@ -113,12 +113,12 @@ if (impossible) console.warn(`emulator-image e2e skipped: ${impossible}`);
     return created.id;
   }
 
-  test("with the documented options, as uid 1000: an environment, a tool call and a hook's deny", async () => {
+  test("with the documented options, as the image's user (uid 10001): an environment, a tool call and a hook's deny", async () => {
     const { name, client } = await run(SECURITY);
     try {
-      // The emulator itself runs as uid 1000 (the image's user), seen from the host.
+      // The emulator itself runs as the image's user, uid 10001, seen from the host.
       const pid = (await docker(dockerHost, ["inspect", "--format", "{{.State.Pid}}", name])).trim();
-      expect(fs.readFileSync(`/proc/${pid}/status`, "utf8")).toMatch(/^Uid:\t1000\t1000\t1000\t1000$/m);
+      expect(fs.readFileSync(`/proc/${pid}/status`, "utf8")).toMatch(/^Uid:\t10001\t10001\t10001\t10001$/m);
 
       const id = await guardedEnvironment(client);
       const allowed = await client.executeTool(id, { name: "code_execution", args: { code: "id -u; cat /workspace/notes.txt" } });
@@ -148,6 +148,18 @@ if (impossible) console.warn(`emulator-image e2e skipped: ${impossible}`);
       expect(error).toBeInstanceOf(EnvironmentsApiError);
       expect(error).toMatchObject({ httpStatus: 400, status: "FAILED_PRECONDITION" });
       expect((error as Error).message).toContain("--security-opt seccomp=unconfined --security-opt systempaths=unconfined");
+    } finally {
+      await client.close();
+    }
+  }, TEST_TIMEOUT_MS);
+
+  test("with seccomp=unconfined alone: FAILED_PRECONDITION, bwrap cannot mount /proc", async () => {
+    const { client } = await run(SECURITY.slice(0, 2));
+    try {
+      const id = await guardedEnvironment(client);
+      const error = await client.executeTool(id, { name: "code_execution", args: { code: "echo hi" } }).catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ httpStatus: 400, status: "FAILED_PRECONDITION" });
+      expect((error as Error).message).toMatch(/^bubblewrap cannot mount the sandbox's \/proc here .*systempaths=unconfined/);
     } finally {
       await client.close();
     }
