@@ -124,6 +124,30 @@ export async function writeImageProgram(dir: string, pulumiDir: string, dockerBu
 }
 
 /**
+ * The diagnostics of examples/emulator-image compiled with its tsconfig.json, `@pulumi/docker-build`
+ * resolved to `dockerBuildSdk` and `@pulumi/pulumi` to `pulumiDir` (as `npm install` would lay them out).
+ */
+export async function typeCheckImageProgram(dockerBuildSdk: string, pulumiDir: string): Promise<string[]> {
+  const ts = await import("typescript");
+  const dir = path.join(repoRoot, "examples", "emulator-image");
+  const configFile = ts.readConfigFile(path.join(dir, "tsconfig.json"), ts.sys.readFile);
+  if (configFile.error) return [ts.flattenDiagnosticMessageText(configFile.error.messageText, "\n")];
+  const parsed = ts.parseJsonConfigFileContent(configFile.config, ts.sys, dir);
+  const options = {
+    ...parsed.options,
+    noEmit: true,
+    baseUrl: dir,
+    paths: { "@pulumi/docker-build": [dockerBuildSdk], "@pulumi/pulumi": [pulumiDir], "@pulumi/pulumi/*": [`${pulumiDir}/*`] },
+  };
+  return ts.getPreEmitDiagnostics(ts.createProgram(parsed.fileNames, options)).map((diagnostic) => {
+    const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n");
+    if (!diagnostic.file || diagnostic.start === undefined) return message;
+    const { line, character } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start);
+    return `${path.relative(repoRoot, diagnostic.file.fileName)}:${line + 1}:${character + 1}: ${message}`;
+  });
+}
+
+/**
  * The CA certificates this machine added (/usr/local/share/ca-certificates, Debian's place for them:
  * a TLS-inspecting proxy's), concatenated into `file` for the image build's npm; false when none.
  */

@@ -16,7 +16,7 @@ import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation";
 import { EnvironmentsClient } from "../../sdk/client";
 import { EnvironmentsApiError } from "../../sdk/errors";
 import { ENGINE_BUILD_TIMEOUT_MS, pulumiCommand, pulumiEngine, repoRoot, type PulumiEngine } from "./engine";
-import { docker, freePort, impossibleHere, localCaCertificates, runScript, startBuildkit, waitFor, writeImageProgram, type Buildkit } from "./_emulator-image";
+import { docker, freePort, impossibleHere, localCaCertificates, runScript, startBuildkit, typeCheckImageProgram, waitFor, writeImageProgram, type Buildkit } from "./_emulator-image";
 
 /** The run line of the README, less the port mapping: an engine without a bridge gives only the host's network. */
 const SECURITY = ["--security-opt", "seccomp=unconfined", "--security-opt", "systempaths=unconfined"];
@@ -46,6 +46,8 @@ if (impossible) console.warn(`emulator-image e2e skipped: ${impossible}`);
   let scratch: string;
   let image: string;
   const containers: string[] = [];
+  const pulumiDir = process.env.GENV_E2E_PULUMI_DIR || path.join(repoRoot, "node_modules", "@pulumi", "pulumi");
+  let dockerBuildSdk: string;
 
   beforeAll(async () => {
     scratch = await fs.promises.mkdtemp(path.join(os.tmpdir(), "genv-image-e2e-"));
@@ -58,7 +60,8 @@ if (impossible) console.warn(`emulator-image e2e skipped: ${impossible}`);
     buildkit = await timed("buildkitd start", () => startBuildkit(buildkitd));
 
     const program = path.join(scratch, "program");
-    await writeImageProgram(program, process.env.GENV_E2E_PULUMI_DIR || path.join(repoRoot, "node_modules", "@pulumi", "pulumi"), path.join(pluginDir, "node_modules", "@pulumi", "docker-build"));
+    dockerBuildSdk = path.join(pluginDir, "node_modules", "@pulumi", "docker-build");
+    await writeImageProgram(program, pulumiDir, dockerBuildSdk);
     const envVars = {
       ...engine.env,
       PATH: [pluginDir, engine.env.PATH].join(path.delimiter), // the engine finds the plugin on PATH
@@ -88,6 +91,10 @@ if (impossible) console.warn(`emulator-image e2e skipped: ${impossible}`);
     await buildkit?.stop();
     await engine?.cleanup();
     if (scratch) await fs.promises.rm(scratch, { recursive: true, force: true });
+  }, TEST_TIMEOUT_MS);
+
+  test("examples/emulator-image type-checks against the @pulumi/docker-build SDK it was built with", async () => {
+    expect(await typeCheckImageProgram(dockerBuildSdk, pulumiDir)).toEqual([]);
   }, TEST_TIMEOUT_MS);
 
   /** `docker run -d` of the image as the README says (plus `extra`), listening on a free port of the host; resolves to a client of it. */
