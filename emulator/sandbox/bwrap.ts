@@ -117,7 +117,7 @@ let bwrapPath: string | undefined;
 
 /**
  * The bwrap binary: `GENV_BWRAP` when set (a path), else the first `bwrap` in /usr/bin, /usr/local/bin,
- * /bin and PATH. Missing: a SandboxNotRunnableError saying how to get one (`notRunnableHint`).
+ * /bin and PATH. Missing: a SandboxNotRunnableError saying how to get one, or the container (`CONTAINER_HINT`).
  */
 export function findBwrap(): string {
   if (bwrapPath) return bwrapPath;
