@@ -8,6 +8,8 @@
  * `{"decision": "allow"|"deny", "reason"?, "output"?, "error"?, "exit_code"?, "hooks": [...]}`.
  * Unknown environment: 404 NOT_FOUND. Unknown tool or bad arguments: 400 INVALID_ARGUMENT naming
  * the field (`tool_call.name`, `tool_call.args.path`). Expired environment: 400 FAILED_PRECONDITION.
+ * A machine where no sandbox can start (no bubblewrap, no user namespaces, root without CAP_SYS_ADMIN):
+ * 400 FAILED_PRECONDITION saying why and what to do, before any hook runs (`sandbox/_readiness.ts`).
  *
  * Calls on one environment run one at a time (hooks and tool together, and never during an upload's
  * finalize), so two calls never interleave their pre hooks, tools and post hooks. After each call the
@@ -28,7 +30,7 @@ import { walkTree } from "./_tree-ops";
 import type { EgressProxy } from "./egress";
 import { HttpError } from "./errors";
 import { decodeSegment, sendJson, type Route, type RouteContext } from "./http";
-import { DEFAULT_LIMITS, existingReadOnly, parseToolCall, runTool, SandboxError } from "./sandbox";
+import { assertSandboxRunnable, DEFAULT_LIMITS, existingReadOnly, parseToolCall, runTool, SandboxError } from "./sandbox";
 import { sandboxHooks } from "./sandbox-hooks";
 import type { EnvironmentsService } from "./service";
 import type { TreeStore } from "./trees";
@@ -59,6 +61,8 @@ export function toolsRoute(context: { service: EnvironmentsService; trees: TreeS
     }
     try {
       parseToolCall(call.name, call.args);
+      // Before any hook runs: where no sandbox can start, the answer is why and what to do (400).
+      await assertSandboxRunnable();
     } catch (error) {
       throw asHttpError(error, "tool_call.");
     }

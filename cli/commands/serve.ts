@@ -9,6 +9,7 @@ import { EMULATOR_DEFAULTS, startEmulator, type RunningEmulator } from "../../em
 import type { RequestLogEntry } from "../../emulator/http";
 import { parseRoutes } from "../../emulator/egress";
 import { FaultSpecError, parseFaultSpec, type FaultSpec } from "../../emulator/faults";
+import { sandboxReadiness } from "../../emulator/sandbox";
 import { CLIError } from "../errors";
 
 export interface ServeOptions {
@@ -31,8 +32,8 @@ export function register(program: Command): void {
     .description("run the local Environments API")
     .option("--host <host>", "address to listen on", EMULATOR_DEFAULTS.host)
     .option("--port <port>", "port; 0 picks a free one", parsePort, 8765)
-    .option("--data-dir <dir>", "where the database and file trees live", ".genv-data")
-    .option("--api-key <key>", "accepted API key (repeatable); one is generated when omitted", collect, [])
+    .addOption(new Option("--data-dir <dir>", "where the database and file trees live").env("GENV_DATA_DIR").default(".genv-data"))
+    .addOption(new Option("--api-key <key>", "accepted API key (repeatable); one is generated when omitted").env("GENV_API_KEY").argParser(collect).default([]))
     .option("--in-memory", "throwaway run: nothing kept after exit", false)
     .option("--idle-ttl <duration>", "idle time before an environment expires, e.g. 30m, 7d", "7d")
     .option("--skill-registry <dir>", "directory that skill_registry sources resolve in, e.g. DIR/skills/my-skill")
@@ -44,6 +45,11 @@ export function register(program: Command): void {
       const { emulator, generatedKey } = await runServe(options, (line) => process.stderr.write(`${line}\n`));
       process.stdout.write(`${emulator.url}\n`);
       if (generatedKey) process.stdout.write(`GEMINI_API_KEY=${generatedKey}\n`);
+      // The API works without a sandbox; tool calls then answer FAILED_PRECONDITION with this reason.
+      void sandboxReadiness().then(
+        (answer) => answer.runnable || process.stderr.write(`genv serve: tool calls cannot run here: ${answer.reason}\n`),
+        (error: unknown) => process.stderr.write(`genv serve: could not check the sandbox: ${(error as Error).message}\n`),
+      );
       const stop = () => void emulator.close().then(() => process.exit(0));
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);

@@ -15,7 +15,7 @@ import { performance } from "node:perf_hooks";
 import type { Readable, Writable } from "node:stream";
 import { createCallCgroup } from "./_cgroup";
 import { ETC_DATA, SANDBOX_UID, checkReserved, existingReadOnly, mountArgs, removeMountPoints, serialised } from "./_mounts";
-import { SandboxError, SandboxUnavailableError } from "./errors";
+import { SandboxError, SandboxNotRunnableError, SandboxUnavailableError } from "./errors";
 import { prepareSandboxEgress, SANDBOX_CA_PATH, SANDBOX_SOCKET_PATH, type SandboxEgress, type SandboxEgressSetup } from "../egress/sandbox";
 import { prepareHostView, type HostView } from "./_host-view";
 import { sandboxOwner } from "./_identity";
@@ -115,15 +115,32 @@ const BASE_ENV: Readonly<Record<string, string>> = {
 
 let bwrapPath: string | undefined;
 
-/** The bwrap binary, or a SandboxUnavailableError naming the package to install. */
+/**
+ * The bwrap binary: `GENV_BWRAP` when set (a path), else the first `bwrap` in /usr/bin, /usr/local/bin,
+ * /bin and PATH. Missing: a SandboxNotRunnableError saying how to get one, or the container (`CONTAINER_HINT`).
+ */
 export function findBwrap(): string {
   if (bwrapPath) return bwrapPath;
+  const configured = process.env.GENV_BWRAP;
   const dirs = ["/usr/bin", "/usr/local/bin", "/bin", ...(process.env.PATH ?? "").split(":").filter(Boolean)];
-  const found = dirs.map((dir) => path.join(dir, "bwrap")).find((p) => existsSync(p));
-  if (!found) throw new SandboxUnavailableError("bubblewrap (bwrap) is not installed: apt-get install bubblewrap");
+  const found = configured ? (existsSync(configured) ? configured : undefined) : dirs.map((dir) => path.join(dir, "bwrap")).find((p) => existsSync(p));
+  if (!found) {
+    const where = configured ? `GENV_BWRAP=${configured} does not exist` : "bwrap is not installed";
+    throw new SandboxNotRunnableError(
+      process.platform === "linux"
+        ? `tool calls run in a bubblewrap sandbox and ${where}: apt-get install bubblewrap, or ${CONTAINER_HINT}`
+        : `tool calls run in a bubblewrap sandbox, which needs Linux (this is ${process.platform}): ${CONTAINER_HINT}`,
+    );
+  }
   bwrapPath = found;
   return found;
 }
+
+/** What to do where the sandbox cannot run: the emulator's image (README, "The emulator in a container"). */
+export const CONTAINER_HINT =
+  "run the emulator in its container instead: `docker build -t genv-emulator .` in the repository, then " +
+  "`docker run --security-opt seccomp=unconfined --security-opt systempaths=unconfined --pids-limit 512 " +
+  "-p 8765:8765 -e GENV_API_KEY genv-emulator` (README: \"The emulator in a container\")";
 
 /** Runs `argv` in a fresh sandbox over `root`; calls on the same tree run one after another. */
 export async function runInSandbox(options: RunInSandboxOptions): Promise<SandboxResult> {

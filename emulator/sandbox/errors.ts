@@ -52,6 +52,18 @@ export class SandboxUnavailableError extends SandboxError {
 }
 
 /**
+ * This machine cannot run the sandbox at all — no bubblewrap, not Linux, no user namespaces, or root
+ * without the privilege of the sandbox's host view — and nothing will run until its operator changes
+ * that. A precondition, not a transient failure: clients must not retry it. The message says what to do.
+ */
+export class SandboxNotRunnableError extends SandboxError {
+  override name = "SandboxNotRunnableError";
+  constructor(message: string, cause?: unknown) {
+    super(message, { code: "SANDBOX_NOT_RUNNABLE", status: "FAILED_PRECONDITION", cause });
+  }
+}
+
+/**
  * The environment tree holds a non-directory (file or symlink) at a name the sandbox mounts over
  * (`/usr`, `/proc`, …); see `RESERVED_TOP_LEVEL`.
  */

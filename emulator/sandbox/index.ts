@@ -1,5 +1,7 @@
 /** The sandbox: bubblewrap isolation over an environment tree, the six tools, command hooks. */
-export { DEFAULT_LIMITS, findBwrap, runInSandbox } from "./bwrap";
+export { CONTAINER_HINT, DEFAULT_LIMITS, findBwrap, runInSandbox } from "./bwrap";
+export { assertSandboxRunnable, sandboxReadiness } from "./_readiness";
+export type { SandboxReadiness } from "./_readiness";
 export type { RunInSandboxOptions, SandboxLimits, SandboxResult } from "./bwrap";
 export type { SandboxEgress } from "../egress/sandbox";
 export { runCommandHook } from "./command-hook";
@@ -12,6 +14,7 @@ export {
   InvalidToolArgsError,
   ReservedPathError,
   SandboxError,
+  SandboxNotRunnableError,
   SandboxUnavailableError,
   UnknownToolError,
 } from "./errors";
