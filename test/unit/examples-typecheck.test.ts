@@ -38,8 +38,8 @@ function diagnosticsOf(example: string): string[] {
   });
 }
 
-test("the four examples are there", () => {
-  expect(examples.sort()).toEqual(["audit-logging", "fleet", "privacy-gate", "security-gate"]);
+test("the examples are there", () => {
+  expect(examples.sort()).toEqual(["audit-logging", "fleet", "gitops", "privacy-gate", "security-gate"]);
 });
 
 test.each(examples)("examples/%s type-checks", (example) => {
