@@ -23,9 +23,6 @@ export interface EnvironmentOutputs extends EnvironmentInputs {
   sizeBytes: number;
 }
 
-/** The properties whose change forces a new environment (the API has no update). */
-export const REPLACING_PROPERTIES = ["sources", "network", "fromEnvironment"] as const;
-
 /** The value Pulumi passes for a value not known until apply (during preview). */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
