@@ -193,18 +193,23 @@ export function generateSchema(root: string = repositoryRoot()): Json {
   for (const name of CREDENTIAL_SECRETS) {
     for (const properties of [credential.properties, credential.inputProperties] as Json[]) properties[name] = { ...(properties[name] as Json), secret: true };
   }
+  const configVariables = {
+    apiKey: { type: "string", secret: true, description: "API key (x-goog-api-key). Default: the GOOGLE_API_KEY or GEMINI_API_KEY environment variable." },
+    baseUrl: { type: "string", description: "Base URL of the Environments API, e.g. http://127.0.0.1:8765 for `genv serve`. Default: GOOGLE_GEMINI_BASE_URL, else the hosted service." },
+  };
+  const { version } = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { version: string };
   return {
     name: PACKAGE,
+    version,
     displayName: "Gemini Environments",
     description: "Gemini Environments (agent sandboxes) as code, with hooks and network egress policies as validated, reviewable resources.",
     keywords: ["pulumi", "gemini", "agents", "sandbox", "kind/native"],
     license: "Apache-2.0",
     meta: { moduleFormat: "(.*)" },
-    config: {
-      variables: {
-        apiKey: { type: "string", secret: true, description: "API key (x-goog-api-key). Default: the GOOGLE_API_KEY or GEMINI_API_KEY environment variable." },
-        baseUrl: { type: "string", description: "Base URL of the Environments API, e.g. http://127.0.0.1:8765 for `genv serve`. Default: GOOGLE_GEMINI_BASE_URL, else the hosted service." },
-      },
+    config: { variables: configVariables },
+    provider: {
+      description: "The provider: its API key and base URL. What it leaves out comes from the stack's `gemini-environments:` config, then the environment.",
+      inputProperties: configVariables,
     },
     types,
     resources: {

@@ -26,7 +26,7 @@ const execFileAsync = promisify(execFile);
 
 const PACKAGE_NAME = "pulumi-gemini-environments";
 /** Sources compiled into the package (tsconfig.build.json) plus the files the tarball ships. */
-const PACKAGE_INPUTS = ["index.ts", "sdk", "hooks", "provider", "emulator", "cli", "bench", "scripts/generate-schema.ts", "package.json", "README.md", "schema.json", "tsconfig.json", "tsconfig.build.json"];
+const PACKAGE_INPUTS = ["index.ts", "confine", "sdk", "hooks", "provider", "emulator", "cli", "bench", "bin", "scripts/generate-schema.ts", "package.json", "README.md", "schema.json", "tsconfig.json", "tsconfig.build.json"];
 /** Example files that are not part of a program run. */
 const EXAMPLE_SKIP = new Set(["package.json", "package-lock.json", "tsconfig.json", ".npmrc", ".gitignore", "README.md", "node_modules", "bin"]);
 
@@ -149,6 +149,7 @@ async function packBuilt(repoRoot: string, log: (line: string) => void): Promise
     const tsc = require.resolve("typescript/bin/tsc", { paths: [repoRoot] });
     await execFileAsync(process.execPath, [tsc, "-p", path.join(repoRoot, "tsconfig.build.json"), "--outDir", path.join(pkg, "dist")], { cwd: repoRoot, maxBuffer: 16 * 1024 * 1024 });
     for (const file of ["package.json", "README.md", "schema.json"]) await fs.promises.copyFile(path.join(repoRoot, file), path.join(pkg, file));
+    await fs.promises.cp(path.join(repoRoot, "bin"), path.join(pkg, "bin"), { recursive: true });
     const out = path.join(stage, "out");
     await fs.promises.mkdir(out);
     await npmPack(pkg, out);

@@ -33,12 +33,15 @@ export interface E2E {
   emulator: TestEmulator;
   /** A client of the emulator with the test key. */
   client: EnvironmentsClient;
+  /** The installed package's bin dir, holding the plugin's launcher `pulumi-resource-gemini-environments`. */
+  pluginBinDir: string;
   /**
    * A stack of the program in `dir`. `credentials: "env"` (default) passes the key and base URL as
    * GOOGLE_API_KEY / GOOGLE_GEMINI_BASE_URL; `"config"` sets `gemini-environments:apiKey` (secret) and
-   * `:baseUrl` in the stack config instead, and keeps them out of the environment.
+   * `:baseUrl` in the stack config instead, and keeps them out of the environment; `"none"` gives
+   * neither (the program configures an explicit provider).
    */
-  stack(dir: string, stackName: string, options?: { credentials?: "env" | "config"; config?: Record<string, string> }): Promise<Stack>;
+  stack(dir: string, stackName: string, options?: { credentials?: "env" | "config" | "none"; config?: Record<string, string> }): Promise<Stack>;
   /** Runs one operation, collecting its output into the error when it fails; returns result and output. */
   run<T>(stack: Stack, operation: (stack: Stack, onOutput: (out: string) => void) => Promise<T>): Promise<T & { output: string }>;
   /** Runs the engine's `pulumi` CLI in `dir` with the fixture's environment (plus `env`); returns stdout. */
@@ -66,9 +69,10 @@ export function useE2E(options: { emulator?: Partial<EmulatorOptions> } = {}): (
       workspace,
       emulator,
       client,
+      pluginBinDir: path.join(workspace.root, "node_modules", "pulumi-gemini-environments", "bin"),
       async stack(dir, stackName, stackOptions = {}) {
         const env = { ...engine.env };
-        if (stackOptions.credentials !== "config") Object.assign(env, { GOOGLE_API_KEY: TEST_KEY, GOOGLE_GEMINI_BASE_URL: emulator.url });
+        if (stackOptions.credentials === undefined || stackOptions.credentials === "env") Object.assign(env, { GOOGLE_API_KEY: TEST_KEY, GOOGLE_GEMINI_BASE_URL: emulator.url });
         const stack = await LocalWorkspace.createOrSelectStack({ stackName, workDir: dir }, { envVars: env, pulumiCommand: command });
         if (stackOptions.credentials === "config") {
           await stack.setConfig("gemini-environments:apiKey", { value: TEST_KEY, secret: true });
@@ -125,6 +129,14 @@ export function useE2E(options: { emulator?: Partial<EmulatorOptions> } = {}): (
 /** A JavaScript program: `body` runs after `const pulumi = require("@pulumi/pulumi")` and `const genv = require("pulumi-gemini-environments")`. */
 export function program(body: string): Record<string, string> {
   return { "index.js": `"use strict";\nconst pulumi = require("@pulumi/pulumi");\nconst genv = require("pulumi-gemini-environments");\n${body}\n` };
+}
+
+/**
+ * `Pulumi.yaml` of a program whose `gemini-environments` resources the plugin serves, found at
+ * `pluginBinDir` without a download; `runtime` as Pulumi.yaml writes it (default a JavaScript program).
+ */
+export function pluginProject(name: string, pluginBinDir: string, runtime = "runtime:\n  name: nodejs\n  options:\n    typescript: false"): string {
+  return `name: ${name}\n${runtime}\nplugins:\n  providers:\n    - name: gemini-environments\n      path: ${pluginBinDir}\n`;
 }
 
 /** The ids of every environment the test key can see. */
