@@ -1,15 +1,16 @@
 /**
- * Four gRPC methods that `@pulumi/pulumi`'s provider server (`provider.main`, 3.248 up to at least
- * 3.276) cannot carry for us, answered here over the same server; every other method stays its own.
+ * Four gRPC methods that `@pulumi/pulumi`'s provider server (`provider.main`, 3.248 to 3.276, the newest
+ * release checked) cannot carry for us, answered here over the same server; every other method stays its own.
  *
  * - **Diff**: `DiffResult` (`@pulumi/pulumi/provider`) has `changes`, `replaces`, `stables` and
  *   `deleteBeforeReplace`, and the server copies all but `stables`: no `detailedDiff`. Without one
  *   the engine shows the inputs' object diff with no kinds, so a preview cannot say which property
  *   replaces and which updates. Our diff answers the same fields plus `detailedDiff`: every changed
  *   path (`sources[1].content`, `token`) with its kind (`UPDATE_REPLACE`, `UPDATE`, …).
- * - **Read**: on `pulumi import` the engine sends a ReadRequest whose `properties` is nil, and the
- *   server's `req.getProperties().toJavaScript()` throws ("Cannot read properties of undefined"),
- *   so every import fails. Ours reads with no properties (the core then derives the inputs).
+ * - **Read** (a known defect): on `pulumi import` the engine sends a ReadRequest whose `properties` is
+ *   nil, and the server's `req.getProperties().toJavaScript()` throws ("Cannot read properties of
+ *   undefined"), so every import fails. Ours reads with no properties, and the core then derives the
+ *   inputs from the API's answer (a read by id alone returns inputs as well as outputs).
  * - **Configure**: the server answers without looking at the request, so an explicit provider's
  *   `apiKey`/`baseUrl` would never arrive. Ours hands `args` to the provider, then answers as the
  *   server does (secrets, resources and output values accepted).
