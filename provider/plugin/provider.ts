@@ -46,6 +46,12 @@ const CORES: Record<string, () => AnyCore> = {
   [`${CONFIG_NAMESPACE}:index:Credential`]: () => (require("../credential-core") as typeof import("../credential-core")).credentialCore as unknown as AnyCore,
 };
 
+/** Loads every module a call may load (scripts/pack-plugin traces what the plugin needs this way). */
+export function loadEverything(): void {
+  for (const load of Object.values(CORES)) load();
+  require("../../sdk/client");
+}
+
 /** The core of the resource type in `urn` (`urn:pulumi:stack::project::parent$gemini-environments:index:Environment::name`). */
 function coreOf(urn: string): AnyCore {
   const type = urn.split("::")[2]?.split("$").pop() ?? "";
