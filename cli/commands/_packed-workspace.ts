@@ -104,9 +104,19 @@ async function writeProgram(dir: string, name: string, files: Record<string, str
   return dir;
 }
 
-/** The example's files (hook scripts, workspace trees) with index.ts transpiled next to them as index.js. */
+/**
+ * The example's files (hook scripts, workspace trees) with index.ts transpiled next to them as index.js.
+ * A program in another language (no index.ts: YAML, Python) is copied as it is, its plugin path
+ * (`./node_modules/pulumi-gemini-environments/bin`) pointed at the workspace's installed package.
+ */
 async function copyExample(source: string, dir: string): Promise<string> {
   await fs.promises.cp(source, dir, { recursive: true, filter: (file) => file === source || !EXAMPLE_SKIP.has(path.basename(file)) || path.dirname(file) !== source });
+  if (!fs.existsSync(path.join(dir, "index.ts"))) {
+    const yaml = await fs.promises.readFile(path.join(dir, "Pulumi.yaml"), "utf8");
+    const bin = path.join(dir, "..", "..", "node_modules", PACKAGE_NAME, "bin");
+    await fs.promises.writeFile(path.join(dir, "Pulumi.yaml"), yaml.replaceAll(`./node_modules/${PACKAGE_NAME}/bin`, bin));
+    return dir;
+  }
   const ts = await import("typescript");
   const indexTs = path.join(dir, "index.ts");
   const output = ts.transpileModule(await fs.promises.readFile(indexTs, "utf8"), {
