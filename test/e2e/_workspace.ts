@@ -20,7 +20,7 @@ import { EnvironmentsClient } from "../../sdk/client";
 import { isNotFound } from "../../sdk/errors";
 import { startTestEmulator, TEST_KEY, type TestEmulator } from "../support/emulator";
 import type { EmulatorOptions } from "../../emulator/server";
-import { ENGINE_BUILD_TIMEOUT_MS, pulumiCommand, pulumiEngine, repoRoot, type PulumiEngine } from "./engine";
+import { ENGINE_BUILD_TIMEOUT_MS, pulumiCommand, pulumiEngine, pythonVenvBinDir, repoRoot, type PulumiEngine } from "./engine";
 
 const execFileAsync = promisify(execFile);
 
@@ -41,13 +41,23 @@ export interface E2E {
    * `:baseUrl` in the stack config instead, and keeps them out of the environment; `"none"` gives
    * neither (the program configures an explicit provider).
    */
-  stack(dir: string, stackName: string, options?: { credentials?: "env" | "config" | "none"; config?: Record<string, string> }): Promise<Stack>;
+  stack(dir: string, stackName: string, options?: StackOptions): Promise<Stack>;
   /** Runs one operation, collecting its output into the error when it fails; returns result and output. */
   run<T>(stack: Stack, operation: (stack: Stack, onOutput: (out: string) => void) => Promise<T>): Promise<T & { output: string }>;
   /** Runs the engine's `pulumi` CLI in `dir` with the fixture's environment (plus `env`); returns stdout. */
   pulumi(args: string[], dir: string, env?: Record<string, string>): Promise<string>;
   /** The emulator requests made while `body` runs, as `METHOD /path` lines. */
   requestsDuring(body: () => Promise<unknown>): Promise<string[]>;
+}
+
+export interface StackOptions {
+  credentials?: "env" | "config" | "none";
+  /** Plain stack config values. */
+  config?: Record<string, string>;
+  /** Secret stack config values. */
+  secrets?: Record<string, string>;
+  /** A Python program: the venv of scripts/python-venv first on PATH (its language host runs `python3`). */
+  python?: boolean;
 }
 
 /** The fixture for one test file: call at the top of a describe block; the returned getter works inside tests. */
@@ -72,6 +82,7 @@ export function useE2E(options: { emulator?: Partial<EmulatorOptions> } = {}): (
       pluginBinDir: path.join(workspace.root, "node_modules", "pulumi-gemini-environments", "bin"),
       async stack(dir, stackName, stackOptions = {}) {
         const env = { ...engine.env };
+        if (stackOptions.python) env.PATH = [await pythonVenvBinDir(), env.PATH].join(path.delimiter);
         if (stackOptions.credentials === undefined || stackOptions.credentials === "env") Object.assign(env, { GOOGLE_API_KEY: TEST_KEY, GOOGLE_GEMINI_BASE_URL: emulator.url });
         const stack = await LocalWorkspace.createOrSelectStack({ stackName, workDir: dir }, { envVars: env, pulumiCommand: command });
         if (stackOptions.credentials === "config") {
@@ -79,6 +90,7 @@ export function useE2E(options: { emulator?: Partial<EmulatorOptions> } = {}): (
           await stack.setConfig("gemini-environments:baseUrl", { value: emulator.url });
         }
         for (const [key, value] of Object.entries(stackOptions.config ?? {})) await stack.setConfig(key, { value });
+        for (const [key, value] of Object.entries(stackOptions.secrets ?? {})) await stack.setConfig(key, { value, secret: true });
         return stack;
       },
       async run(stack, operation) {
