@@ -79,19 +79,28 @@ export class Credential extends pulumi.dynamic.Resource {
   declare readonly scopes: pulumi.Output<string[] | undefined>;
 
   constructor(name: string, args: CredentialArgs, opts?: pulumi.CustomResourceOptions) {
-    const props: Record<string, unknown> = {
-      status: undefined,
-      createTime: undefined,
-      updateTime: undefined,
-      ...args,
-      credentialId: args.credentialId ?? defaultCredentialId(name),
-    };
-    for (const property of SECRET_PROPERTIES) {
-      if (args[property] !== undefined) props[property] = pulumi.secret(args[property]);
-    }
-    const additionalSecretOutputs = [...(opts?.additionalSecretOutputs ?? []), ...SECRET_PROPERTIES];
-    super(provider, name, props, { ...opts, additionalSecretOutputs }, "gemini-environments", "Credential");
+    const { props, options } = credentialRegistration(name, args, opts);
+    super(provider, name, props, options, "gemini-environments", "Credential");
   }
+}
+
+/**
+ * A Credential's properties and options as registered, whichever provider serves it: the default
+ * `credentialId`, and the secret inputs made secrets (also as outputs) whatever their origin.
+ */
+export function credentialRegistration(name: string, args: CredentialArgs, opts?: pulumi.CustomResourceOptions) {
+  const props: Record<string, unknown> = {
+    status: undefined,
+    createTime: undefined,
+    updateTime: undefined,
+    ...args,
+    credentialId: args.credentialId ?? defaultCredentialId(name),
+  };
+  for (const property of SECRET_PROPERTIES) {
+    if (args[property] !== undefined) props[property] = pulumi.secret(args[property]);
+  }
+  const additionalSecretOutputs = [...(opts?.additionalSecretOutputs ?? []), ...SECRET_PROPERTIES];
+  return { props, options: { ...opts, additionalSecretOutputs } };
 }
 
 /**

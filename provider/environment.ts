@@ -59,7 +59,23 @@ export interface EnvironmentArgs {
   adopt?: pulumi.Input<string>;
 }
 
-export class Environment extends pulumi.dynamic.Resource {
+/** What an Environment resource offers, whichever provider serves it (the dynamic one here, or the plugin: plugin-resources.ts). */
+export interface EnvironmentResource extends pulumi.CustomResource {
+  readonly status: pulumi.Output<string>;
+  readonly created: pulumi.Output<string>;
+  readonly updated: pulumi.Output<string>;
+  readonly lastAccessed: pulumi.Output<string>;
+  readonly fileCount: pulumi.Output<number>;
+  readonly sizeBytes: pulumi.Output<number>;
+  readonly sources: pulumi.Output<EnvironmentInputs["sources"]>;
+  readonly network: pulumi.Output<EnvironmentInputs["network"]>;
+  readonly fromEnvironment: pulumi.Output<string | undefined>;
+}
+
+/** The outputs the API computes, declared (undefined) in a resource's properties so that the engine fills them in. */
+export const ENVIRONMENT_COMPUTED = { status: undefined, created: undefined, updated: undefined, lastAccessed: undefined, fileCount: undefined, sizeBytes: undefined };
+
+export class Environment extends pulumi.dynamic.Resource implements EnvironmentResource {
   /** `active`, or `expired` once idle too long (the next `up` after a refresh replaces it). */
   declare readonly status: pulumi.Output<string>;
   declare readonly created: pulumi.Output<string>;
@@ -72,16 +88,7 @@ export class Environment extends pulumi.dynamic.Resource {
   declare readonly fromEnvironment: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: EnvironmentArgs = {}, opts?: pulumi.CustomResourceOptions) {
-    const props = {
-      status: undefined,
-      created: undefined,
-      updated: undefined,
-      lastAccessed: undefined,
-      fileCount: undefined,
-      sizeBytes: undefined,
-      ...args,
-    };
-    super(provider, name, props, opts, "gemini-environments", "Environment");
+    super(provider, name, { ...ENVIRONMENT_COMPUTED, ...args }, opts, "gemini-environments", "Environment");
   }
 
   /** A read-only view of an existing environment by id (nothing is created, changed or deleted). */

@@ -50,6 +50,7 @@ const CORES: Record<string, () => AnyCore> = {
 export function loadEverything(): void {
   for (const load of Object.values(CORES)) load();
   require("../../sdk/client");
+  require("./components");
 }
 
 /** The core of the resource type in `urn` (`urn:pulumi:stack::project::parent$gemini-environments:index:Environment::name`). */
@@ -135,6 +136,11 @@ export function pluginProvider(): PluginProvider {
 
     async delete(id, urn) {
       await coreOf(urn).delete(providerClient(), id);
+    },
+
+    async construct(name, type, inputs, options) {
+      const { construct } = require("./components") as typeof import("./components");
+      return construct(name, type, inputs, options);
     },
   };
 }
