@@ -10,14 +10,17 @@
 import { isAlreadyExists, isNotFound } from "../sdk/errors";
 import { CREDENTIAL_TYPES, CredentialId, CreateCredentialRequest, type Credential, type CredentialType, type UpdateCredentialRequest } from "../sdk/schemas";
 import { validationIssues } from "../sdk/validation";
-import { INPUT_PROPERTY, SECRET_PROPERTIES, TYPE_FIELDS, WIRE_FIELD, wireFields, type CredentialInputs, type CredentialOutputs, type FieldProperty } from "./credential-inputs";
+import { CredentialInputs, INPUT_PROPERTY, SECRET_PROPERTIES, TYPE_FIELDS, WIRE_FIELD, wireFields, type CredentialOutputs, type FieldProperty } from "./credential-inputs";
 import { containsUnknown } from "./environment-inputs";
 import { propertyChanges } from "./property-diff";
 import { addChanges, topLevelProperty, type CheckFailure, type ResourceCore, type ResourceDiff } from "./resource-core";
+import { propertiesOf } from "./resource-schema";
 
 const ALL_FIELDS = Object.keys(WIRE_FIELD) as FieldProperty[];
-/** A change of these replaces the credential; any other change is an in-place update. */
-const REPLACING = ["credentialId", "type"] as const;
+/** A change of these replaces the credential; a change of a field its type uses updates it in place. */
+const REPLACING = propertiesOf(CredentialInputs)
+  .filter(([, meta]) => meta.change === "replace")
+  .map(([property]) => property as "credentialId" | "type");
 
 export const credentialCore: ResourceCore<CredentialInputs, CredentialOutputs> = {
   name: "Credential",

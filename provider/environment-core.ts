@@ -11,43 +11,19 @@ import { isNotFound } from "../sdk/errors";
 import { CreateEnvironmentRequest, Source, type Environment } from "../sdk/schemas";
 import { validationIssues } from "../sdk/validation";
 import { hooksCheckFailures } from "./hooks-check";
-import { containsUnknown, type EnvironmentInputs, type EnvironmentOutputs } from "./environment-inputs";
+import { containsUnknown, EnvironmentComputed, EnvironmentInputs, type EnvironmentOutputs } from "./environment-inputs";
 import { propertyChanges, type ChangeKind } from "./property-diff";
 import { addChanges, type CheckFailure, type ResourceCore, type ResourceDiff } from "./resource-core";
+import { isNumber, propertiesOf, wireNames } from "./resource-schema";
 
 // ---------------------------------------------------------------------------------------------
-// Properties: each once, with its wire field and what a change does
+// Properties, from their schemas (environment-inputs.ts)
 // ---------------------------------------------------------------------------------------------
 
-/**
- * Every input property: its field in CreateEnvironmentRequest (none for `adopt`, which is never sent)
- * and whether a change replaces the environment (the API has no update). A new input is one entry
- * here and its type in environment-inputs.ts; check, create, diff and import follow.
- */
-const INPUTS = {
-  sources: { wire: "sources", replaces: true },
-  network: { wire: "network", replaces: true },
-  fromEnvironment: { wire: "from_environment", replaces: true },
-  adopt: { wire: undefined, replaces: false },
-} as const satisfies Record<keyof EnvironmentInputs, { wire: string | undefined; replaces: boolean }>;
-type InputProperty = keyof typeof INPUTS;
-const INPUT_PROPERTIES = Object.keys(INPUTS) as InputProperty[];
-
-/** Every computed output, from the API's answer. */
-const OUTPUTS: { [K in Exclude<keyof EnvironmentOutputs, InputProperty>]: (environment: Environment) => EnvironmentOutputs[K] } = {
-  status: (environment) => environment.status ?? "active",
-  created: (environment) => environment.created ?? "",
-  updated: (environment) => environment.updated ?? "",
-  lastAccessed: (environment) => environment.last_accessed ?? "",
-  fileCount: (environment) => Number(environment.file_count ?? 0),
-  sizeBytes: (environment) => Number(environment.size_bytes ?? 0),
-};
-
-/** Input property of a wire field, for messages (`from_environment` → `fromEnvironment`). */
-const WIRE_TO_INPUT: Record<string, string> = Object.fromEntries(
-  INPUT_PROPERTIES.flatMap((property) => (INPUTS[property].wire ? [[INPUTS[property].wire, property]] : [])),
-);
-const ENVIRONMENT_ID = /^(environments\/)?[A-Za-z0-9_-]+$/;
+type InputProperty = keyof EnvironmentInputs;
+const INPUTS = propertiesOf(EnvironmentInputs);
+const OUTPUTS = propertiesOf(EnvironmentComputed);
+const { toInput: WIRE_TO_INPUT } = wireNames(EnvironmentInputs);
 
 // ---------------------------------------------------------------------------------------------
 // The core
@@ -55,7 +31,7 @@ const ENVIRONMENT_ID = /^(environments\/)?[A-Za-z0-9_-]+$/;
 
 export const environmentCore: ResourceCore<EnvironmentInputs, EnvironmentOutputs> = {
   name: "Environment",
-  secretProperties: [],
+  secretProperties: [...INPUTS, ...OUTPUTS].filter(([, { secret }]) => secret).map(([property]) => property),
 
   check(_olds, news) {
     const failures: CheckFailure[] = [];
@@ -64,11 +40,17 @@ export const environmentCore: ResourceCore<EnvironmentInputs, EnvironmentOutputs
       failures.push({ property, reason: path ? `${path}: ${message}` : message });
     };
 
+    // Properties sent to the API are checked as the API's request; the others with their own schema.
     const request: Record<string, unknown> = {};
-    for (const property of INPUT_PROPERTIES) {
-      const { wire } = INPUTS[property];
+    for (const [property, { wire }, schema] of INPUTS) {
       const value = news[property];
-      if (wire !== undefined && value !== undefined && !containsUnknown(value)) request[wire] = value;
+      if (value === undefined || containsUnknown(value)) continue;
+      if (wire !== undefined) {
+        request[wire] = value;
+      } else {
+        const parsed = schema.safeParse(value);
+        if (!parsed.success) for (const issue of validationIssues(parsed.error, [property])) fail(issue.path, issue.message);
+      }
     }
     if (news.sources !== undefined && containsUnknown(news.sources) && Array.isArray(news.sources)) {
       // Some sources are not known until apply: check the known ones on their own.
@@ -87,18 +69,17 @@ export const environmentCore: ResourceCore<EnvironmentInputs, EnvironmentOutputs
     }
     // The hooks linter over an inline .agents/hooks.json (provider/hooks-check.ts).
     failures.push(...hooksCheckFailures(news.sources, news.network));
-    if (news.adopt !== undefined && !containsUnknown(news.adopt)) {
-      if (typeof news.adopt !== "string" || !ENVIRONMENT_ID.test(news.adopt)) fail("adopt", "must be an environment id such as env_abc123");
-      if (news.fromEnvironment !== undefined) fail("adopt", "cannot be combined with fromEnvironment: adopt takes an existing environment as it is");
+    if (news.adopt !== undefined && news.fromEnvironment !== undefined) {
+      fail("adopt", "cannot be combined with fromEnvironment: adopt takes an existing environment as it is");
     }
     return { inputs: news, failures };
   },
 
   diff(olds, news) {
     const diff: ResourceDiff = { changes: new Map(), deleteBeforeReplace: false };
-    for (const property of INPUT_PROPERTIES) {
-      if (!INPUTS[property].replaces) continue;
-      addChanges(diff, propertyChanges(olds[property], news[property], property), { replace: true, input: true });
+    for (const [property, { change }] of INPUTS) {
+      if (change === undefined) continue;
+      addChanges(diff, propertyChanges(olds[property], news[property], property), { replace: change === "replace", input: true });
     }
     if (olds.status === "expired") diff.changes.set("status", { kind: "update", replace: true, input: false });
     return diff;
@@ -107,10 +88,7 @@ export const environmentCore: ResourceCore<EnvironmentInputs, EnvironmentOutputs
   async create(client, inputs) {
     if (inputs.adopt !== undefined) return adoptExisting(client, inputs, inputs.adopt);
     const request: Record<string, unknown> = {};
-    for (const property of INPUT_PROPERTIES) {
-      const { wire } = INPUTS[property];
-      if (wire !== undefined) request[wire] = inputs[property];
-    }
+    for (const [property, { wire }] of INPUTS) if (wire !== undefined) request[wire] = inputs[property];
     const environment = await client.create(request as CreateEnvironmentRequest);
     return { id: environment.id, outs: outputsOf(environment, inputs) };
   },
@@ -162,7 +140,7 @@ async function adoptExisting(client: EnvironmentsClient, inputs: EnvironmentInpu
 /** The input properties among `props` (the state's outputs hold the inputs). */
 function inputsOf(props: Partial<EnvironmentOutputs>): EnvironmentInputs {
   const inputs: Record<string, unknown> = {};
-  for (const property of INPUT_PROPERTIES) if (props[property] !== undefined) inputs[property] = props[property];
+  for (const [property] of INPUTS) if (props[property as InputProperty] !== undefined) inputs[property] = props[property as InputProperty];
   return inputs as EnvironmentInputs;
 }
 
@@ -173,8 +151,7 @@ function inputsOf(props: Partial<EnvironmentOutputs>): EnvironmentInputs {
  */
 function importedInputs(environment: Environment): EnvironmentInputs {
   const inputs: Record<string, unknown> = {};
-  for (const property of INPUT_PROPERTIES) {
-    const { wire } = INPUTS[property];
+  for (const [property, { wire }] of INPUTS) {
     const value = wire === undefined ? undefined : (environment as Record<string, unknown>)[wire];
     if (value !== undefined) inputs[property] = value;
   }
@@ -189,7 +166,11 @@ function importedInputs(environment: Environment): EnvironmentInputs {
 
 function outputsOf(environment: Environment, inputs: EnvironmentInputs): EnvironmentOutputs {
   const outputs: Record<string, unknown> = {};
-  for (const [property, read] of Object.entries(OUTPUTS)) outputs[property] = (read as (e: Environment) => unknown)(environment);
+  for (const [property, { wire, absent }, schema] of OUTPUTS) {
+    const value = (environment as Record<string, unknown>)[wire ?? property];
+    // int64 values are decimal strings on the wire.
+    outputs[property] = value === undefined ? (absent ?? (isNumber(schema) ? 0 : "")) : isNumber(schema) ? Number(value) : value;
+  }
   for (const [property, value] of Object.entries(inputsOf(inputs))) outputs[property] = value;
   return outputs as unknown as EnvironmentOutputs;
 }

@@ -1,27 +1,70 @@
 /**
- * The Environment resource's inputs and outputs as the provider sees them (plain values, secrets
- * unwrapped), and their validation with the sdk's wire schemas.
+ * The Environment resource's properties, once (resource-schema.ts): inputs and computed outputs as
+ * zod schemas whose `.meta` gives each one's description, wire field and what a change does. The
+ * TypeScript types, the Args of the resource classes, check, create and import (environment-core.ts)
+ * and schema.json (scripts/generate-schema.ts) all follow. A new input — say `mode` — is one entry in
+ * `EnvironmentInputs`; a new output one entry in `EnvironmentComputed`.
  */
-import type { Network, Source } from "../sdk/schemas";
+import { z } from "zod";
+import { AllowlistEntry, Network, Source } from "../sdk/schemas";
+import type { InputsOf } from "./resource-schema";
 
-export interface EnvironmentInputs {
-  sources?: Source[];
-  network?: Network;
-  /** Id (`env_…` or `environments/env_…`) of an environment whose files to start from. */
-  fromEnvironment?: string;
-  /** Id of an existing environment to bring under management instead of creating one. */
-  adopt?: string;
-}
+// ---------------------------------------------------------------------------------------------
+// Schemas
+// ---------------------------------------------------------------------------------------------
 
-export interface EnvironmentOutputs extends EnvironmentInputs {
-  /** `active` or `expired`. */
-  status: string;
-  created: string;
-  updated: string;
-  lastAccessed: string;
-  fileCount: number;
-  sizeBytes: number;
-}
+export const EnvironmentInputs = z
+  .object({
+    sources: z.array(Source).optional().meta({ description: "What to put into the environment. Any change replaces the environment.", wire: "sources", change: "replace" }),
+    network: Network.optional().meta({
+      description: 'Egress policy: omitted (all egress allowed), `"disabled"`, or `{allowlist: [...]}`. Any change replaces the environment.',
+      wire: "network",
+      change: "replace",
+    }),
+    fromEnvironment: z
+      .string()
+      .optional()
+      .meta({ description: "Start from a copy of another environment's current files (`env_…` or `environments/env_…`).", wire: "from_environment", change: "replace" }),
+    adopt: z
+      .string()
+      .regex(/^(environments\/)?[A-Za-z0-9_-]+$/, { error: "must be an environment id such as env_abc123" })
+      .optional()
+      .meta({
+        description: "Bring an existing environment under management instead of creating one (its id); it must hold the declared sources and network.",
+      }),
+  })
+  .meta({
+    description: "A Gemini Environment: an isolated sandbox in which agent code, tools and hooks run. The API has no update: any change to sources, network or fromEnvironment replaces it.",
+  });
+
+export const EnvironmentComputed = z.object({
+  status: z.string().meta({ description: "`active`, or `expired` once idle too long (the next `up` after a refresh replaces it).", wire: "status", absent: "active" }),
+  created: z.string().meta({ description: "Creation time, ISO 8601.", wire: "created" }),
+  updated: z.string().meta({ description: "Last update time, ISO 8601.", wire: "updated" }),
+  lastAccessed: z.string().meta({ description: "Last access time, ISO 8601.", wire: "last_accessed" }),
+  fileCount: z.number().int().meta({ description: "Number of files in the environment.", wire: "file_count" }),
+  sizeBytes: z.number().int().meta({ description: "Total size of the environment's files, in bytes.", wire: "size_bytes" }),
+});
+
+export const EnvironmentOutputs = EnvironmentInputs.extend(EnvironmentComputed.shape);
+
+// ---------------------------------------------------------------------------------------------
+// Derived types
+// ---------------------------------------------------------------------------------------------
+
+/** The inputs as the provider sees them (plain values, secrets unwrapped). */
+export type EnvironmentInputs = z.infer<typeof EnvironmentInputs>;
+export type EnvironmentOutputs = z.infer<typeof EnvironmentOutputs>;
+
+/** An Environment's arguments: `sources`, `network`, `fromEnvironment`, `adopt` (schema.json describes each). */
+export type EnvironmentArgs = InputsOf<EnvironmentInputs>;
+export type SourceArgs = InputsOf<Source>;
+export type AllowlistEntryArgs = InputsOf<AllowlistEntry>;
+export type NetworkArgs = "disabled" | InputsOf<Exclude<Network, "disabled">>;
+
+// ---------------------------------------------------------------------------------------------
+// Values unknown during preview
+// ---------------------------------------------------------------------------------------------
 
 /** The value Pulumi passes for a value not known until apply (during preview). */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";

@@ -13,12 +13,13 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { LintCode } from "../hooks/lint";
-import type { HooksConfigInput } from "../hooks/schema";
 import { credentialRegistration, type CredentialArgs } from "./credential";
-import type { CredentialType } from "../sdk/schemas";
+import type { CredentialOutputs } from "./credential-inputs";
 import { ENVIRONMENT_COMPUTED, type EnvironmentArgs, type EnvironmentResource, type NetworkArgs, type SourceArgs } from "./environment";
-import type { EnvironmentInputs } from "./environment-inputs";
+import type { EnvironmentOutputs } from "./environment-inputs";
+import type { OutputsOf } from "./resource-schema";
 import { GUARDED_ENVIRONMENT_TYPE } from "./guarded-environment";
+import type { HookBundleInput } from "./guarded-environment-inputs";
 import type { HookBundle } from "./hook-bundle";
 import { NetworkPolicy } from "./network-policy";
 
@@ -38,17 +39,9 @@ export class Provider extends pulumi.ProviderResource {
   }
 }
 
-export class Environment extends pulumi.CustomResource implements EnvironmentResource {
-  declare readonly status: pulumi.Output<string>;
-  declare readonly created: pulumi.Output<string>;
-  declare readonly updated: pulumi.Output<string>;
-  declare readonly lastAccessed: pulumi.Output<string>;
-  declare readonly fileCount: pulumi.Output<number>;
-  declare readonly sizeBytes: pulumi.Output<number>;
-  declare readonly sources: pulumi.Output<EnvironmentInputs["sources"]>;
-  declare readonly network: pulumi.Output<EnvironmentInputs["network"]>;
-  declare readonly fromEnvironment: pulumi.Output<string | undefined>;
+export interface Environment extends OutputsOf<EnvironmentOutputs> {}
 
+export class Environment extends pulumi.CustomResource implements EnvironmentResource {
   constructor(name: string, args: EnvironmentArgs = {}, opts?: pulumi.CustomResourceOptions) {
     super(`${PACKAGE}:index:Environment`, name, { ...ENVIRONMENT_COMPUTED, ...(opts?.id === undefined ? args : {}) }, opts);
   }
@@ -59,13 +52,9 @@ export class Environment extends pulumi.CustomResource implements EnvironmentRes
   }
 }
 
-export class Credential extends pulumi.CustomResource {
-  declare readonly credentialId: pulumi.Output<string>;
-  declare readonly type: pulumi.Output<CredentialType>;
-  declare readonly status: pulumi.Output<string>;
-  declare readonly createTime: pulumi.Output<string>;
-  declare readonly updateTime: pulumi.Output<string>;
+export interface Credential extends OutputsOf<CredentialOutputs> {}
 
+export class Credential extends pulumi.CustomResource {
   constructor(name: string, args: CredentialArgs, opts?: pulumi.CustomResourceOptions) {
     const { props, options } = credentialRegistration(name, args, opts);
     super(`${PACKAGE}:index:Credential`, name, props, options);
@@ -75,7 +64,7 @@ export class Credential extends pulumi.CustomResource {
 /** The GuardedEnvironment component as the plugin's `construct` builds it (schema.json's inputs). */
 export interface GuardedEnvironmentArgs {
   /** The hooks config and its scripts (text), as a `HookBundle` or in the schema's shape. */
-  hooks: HookBundle | { config: HooksConfigInput; scripts?: Record<string, string>; providedScripts?: string[] };
+  hooks: HookBundle | HookBundleInput;
   network?: NetworkPolicy | pulumi.Input<NetworkArgs>;
   sources?: pulumi.Input<SourceArgs>[];
   acknowledgedWarnings?: LintCode[];

@@ -9,7 +9,9 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ConstructResult } from "@pulumi/pulumi/provider";
 import type { EnvironmentArgs, EnvironmentResource } from "../environment";
 import { GUARDED_ENVIRONMENT_TYPE, GuardedEnvironment } from "../guarded-environment";
+import { HookBundleInput } from "../guarded-environment-inputs";
 import { HookBundle } from "../hook-bundle";
+import { validationIssues } from "../../sdk/validation";
 import { Environment } from "../plugin-resources";
 
 class PluginGuardedEnvironment extends GuardedEnvironment {
@@ -20,8 +22,13 @@ class PluginGuardedEnvironment extends GuardedEnvironment {
 
 export async function construct(name: string, type: string, inputs: pulumi.Inputs, options: pulumi.ComponentResourceOptions): Promise<ConstructResult> {
   if (type !== GUARDED_ENVIRONMENT_TYPE) throw new Error(`unknown component type ${type} (this provider builds ${GUARDED_ENVIRONMENT_TYPE})`);
-  const hooks = known(inputs.hooks, "hooks") as { config?: Record<string, never>; scripts?: Record<string, string>; providedScripts?: string[] } | undefined;
-  if (hooks?.config === undefined) throw new pulumi.InputPropertyError({ propertyPath: "hooks.config", reason: "is required: the hooks.json groups" });
+  // The hooks as the schema declares them (guarded-environment-inputs.ts): each problem names its path.
+  const parsed = HookBundleInput.safeParse(known(inputs.hooks, "hooks"));
+  if (!parsed.success) {
+    const errors = validationIssues(parsed.error, ["hooks"]).map((issue) => ({ propertyPath: issue.path, reason: issue.message }));
+    throw new pulumi.InputPropertiesError({ message: `${GUARDED_ENVIRONMENT_TYPE} ${name}: invalid hooks`, errors });
+  }
+  const hooks = known(inputs.hooks, "hooks") as HookBundleInput;
   const bundle = new HookBundle({
     hooks: hooks.config,
     scripts: Object.fromEntries(Object.entries(hooks.scripts ?? {}).map(([script, content]) => [script, { content }])),
