@@ -25,6 +25,7 @@ const REPLACING = propertiesOf(CredentialInputs)
 export const credentialCore: ResourceCore<CredentialInputs, CredentialOutputs> = {
   name: "Credential",
   secretProperties: SECRET_PROPERTIES,
+  inputProperties: propertiesOf(CredentialInputs).map(([property]) => property),
 
   check(_olds, news) {
     const failures: CheckFailure[] = [];

@@ -32,6 +32,7 @@ const { toInput: WIRE_TO_INPUT } = wireNames(EnvironmentInputs);
 export const environmentCore: ResourceCore<EnvironmentInputs, EnvironmentOutputs> = {
   name: "Environment",
   secretProperties: [...INPUTS, ...OUTPUTS].filter(([, { secret }]) => secret).map(([property]) => property),
+  inputProperties: INPUTS.map(([property]) => property),
 
   check(_olds, news) {
     const failures: CheckFailure[] = [];

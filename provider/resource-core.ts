@@ -47,6 +47,8 @@ export interface ResourceCore<Inputs extends object, Outputs extends Inputs> {
   readonly name: string;
   /** Properties whose values are secret whatever their origin (write-only on the API). */
   readonly secretProperties: readonly string[];
+  /** The input properties (outputs repeat them for the dynamic provider; the plugin keeps them in the inputs only). */
+  readonly inputProperties: readonly string[];
   check(olds: Partial<Inputs>, news: Inputs): CheckResult<Inputs>;
   /** Local: never calls the API, so a no-op preview makes no request. */
   diff(olds: Outputs, news: Inputs): ResourceDiff;

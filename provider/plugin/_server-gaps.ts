@@ -1,5 +1,5 @@
 /**
- * Four gRPC methods that `@pulumi/pulumi`'s provider server (`provider.main`, 3.248 to 3.276, the newest
+ * Five gRPC methods that `@pulumi/pulumi`'s provider server (`provider.main`, 3.248 to 3.276, the newest
  * release checked) cannot carry for us, answered here over the same server; every other method stays its own.
  *
  * - **Diff**: `DiffResult` (`@pulumi/pulumi/provider`) has `changes`, `replaces`, `stables` and
@@ -16,10 +16,14 @@
  *   server does (secrets, resources and output values accepted).
  * - **CheckConfig**: the server answers UNIMPLEMENTED, and the engine then stores a provider's
  *   inputs as given: a plain-text `apiKey` would sit in the state. Ours makes it secret.
+ * - **Update** (and Diff and Read, for the same reason): the server hands the provider the old
+ *   outputs only. The plugin's outputs hold the computed values only — the state keeps an
+ *   environment's inputs once, not a second time in its outputs — so these need the request's old
+ *   inputs too, which ours pass.
  *
  * Mechanism: `provider.main` builds a `grpc.Server` and registers its implementation with one
  * `addService` call; `serveWithGaps` wraps that one call (the same `@grpc/grpc-js` instance that
- * `@pulumi/pulumi` loads) to override these four methods on the implementation, then restores
+ * `@pulumi/pulumi` loads) to override these methods on the implementation, then restores
  * `addService`. Chosen over a gRPC server of our own, which would restate the other twenty methods
  * (construct above all) that `provider.main` already gets right.
  */
@@ -33,7 +37,7 @@ type Handler<Req, Res> = (call: { request: Req }, callback: Callback<Res>) => vo
 
 const KIND: Record<PropertyDiffKind, provproto.PropertyDiff.Kind> = { add: 0, addReplace: 1, delete: 2, deleteReplace: 3, update: 4, updateReplace: 5 };
 
-/** Runs `serve` (which calls `provider.main`) with the four methods above answered by `provider`. */
+/** Runs `serve` (which calls `provider.main`) with the methods above answered by `provider`. */
 export async function serveWithGaps(provider: PluginProvider, serve: () => Promise<void>): Promise<void> {
   const grpc = fromPulumi("@grpc/grpc-js") as typeof grpcTypes;
   const original = grpc.Server.prototype.addService;
@@ -91,7 +95,13 @@ function gaps(provider: PluginProvider) {
   const diff: Handler<provproto.DiffRequest, provproto.DiffResponse> = (call, callback) =>
     answer(callback, async () => {
       const { request } = call;
-      const result = await provider.diff(request.getId(), request.getUrn(), request.getOlds()?.toJavaScript() ?? {}, request.getNews()?.toJavaScript() ?? {});
+      const result = await provider.diff(
+        request.getId(),
+        request.getUrn(),
+        request.getOlds()?.toJavaScript() ?? {},
+        request.getNews()?.toJavaScript() ?? {},
+        request.getOldInputs()?.toJavaScript(),
+      );
       const response = new proto.DiffResponse();
       response.setChanges(result.changes ? proto.DiffResponse.DiffChanges.DIFF_SOME : proto.DiffResponse.DiffChanges.DIFF_NONE);
       response.setReplacesList(result.replaces ?? []);
@@ -110,7 +120,7 @@ function gaps(provider: PluginProvider) {
       const { request } = call;
       // Nil on `pulumi import`: the engine knows only the id (see the module comment).
       const properties = request.getProperties()?.toJavaScript();
-      const result = await provider.read(request.getId(), request.getUrn(), properties);
+      const result = await provider.read(request.getId(), request.getUrn(), properties, request.getInputs()?.toJavaScript());
       const response = new proto.ReadResponse();
       response.setId(result.id ?? "");
       if (result.props !== undefined) response.setProperties(Struct.fromJavaScript(result.props));
@@ -118,5 +128,13 @@ function gaps(provider: PluginProvider) {
       return response;
     });
 
-  return { configure, checkConfig, diff, read };
+  const update: Handler<provproto.UpdateRequest, provproto.UpdateResponse> = (call, callback) =>
+    answer(callback, async () => {
+      const { request } = call;
+      const olds = request.getOlds()?.toJavaScript() ?? {};
+      const result = await provider.update(request.getId(), request.getUrn(), olds, request.getNews()?.toJavaScript() ?? {}, request.getOldInputs()?.toJavaScript());
+      return new proto.UpdateResponse().setProperties(Struct.fromJavaScript(result.outs ?? {}));
+    });
+
+  return { configure, checkConfig, diff, read, update };
 }

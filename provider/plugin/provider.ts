@@ -30,9 +30,10 @@ export interface PluginProvider extends pulumi.Provider {
   version: string;
   configure(args: Record<string, unknown>): Promise<void>;
   checkConfig(urn: string, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<pulumi.CheckResult>;
-  diff(id: string, urn: string, olds: unknown, news: unknown): Promise<DetailedDiffResult>;
-  /** `props` is undefined on import: the result then holds the inputs too. */
-  read(id: string, urn: string, props?: unknown): Promise<pulumi.ReadResult>;
+  diff(id: string, urn: string, olds: unknown, news: unknown, oldInputs?: unknown): Promise<DetailedDiffResult>;
+  /** `props` (and `inputs`) are undefined on import: the result then holds the inputs, read from the API. */
+  read(id: string, urn: string, props?: unknown, inputs?: unknown): Promise<pulumi.ReadResult>;
+  update(id: string, urn: string, olds: unknown, news: unknown, oldInputs?: unknown): Promise<pulumi.UpdateResult>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -72,6 +73,15 @@ export function pluginProvider(): PluginProvider {
 
   /** Secret paths of the values, plus the type's always-secret properties. */
   const secretPaths = (core: AnyCore, ...found: Path[][]): Path[] => [...found.flat(), ...core.secretProperties.map((property) => [property])];
+  /**
+   * The outputs the plugin returns: the computed ones only. The state keeps the inputs once, in its
+   * inputs (the engine sends them back as old inputs; every SDK falls back to an input for a property
+   * the outputs leave out), so an environment's sources are not stored twice.
+   */
+  const computed = (core: AnyCore, outs: object) =>
+    Object.fromEntries(Object.entries(outs).filter(([property]) => !core.inputProperties.includes(property)));
+  /** The old state as the core sees it: the old inputs with the computed outputs over them. */
+  const oldState = (olds: unknown, oldInputs: unknown) => reveal({ ...((oldInputs as object) ?? {}), ...((olds as object) ?? {}) });
 
   return {
     version,
@@ -102,9 +112,9 @@ export function pluginProvider(): PluginProvider {
       return { inputs: conceal(result.inputs, secretPaths(core, revealed.secrets)), failures: result.failures };
     },
 
-    async diff(_id, urn, olds, news) {
+    async diff(_id, urn, olds, news, oldInputs) {
       const core = coreOf(urn);
-      const diff = core.diff(reveal(olds).plain as object, reveal(news).plain as object);
+      const diff = core.diff(oldState(olds, oldInputs).plain as object, reveal(news).plain as object);
       const detailedDiff: DetailedDiffResult["detailedDiff"] = {};
       for (const [property, change] of diff.changes) detailedDiff[property] = { kind: diffKind(change), inputDiff: change.input };
       const replaces = [...new Set([...diff.changes].filter(([, change]) => change.replace).map(([property]) => property.split(/[.[]/)[0]))];
@@ -115,23 +125,23 @@ export function pluginProvider(): PluginProvider {
       const core = coreOf(urn);
       const revealed = reveal(inputs);
       const { id, outs } = await core.create(providerClient(), revealed.plain as object);
-      return { id, outs: conceal(outs, secretPaths(core, revealed.secrets)) };
+      return { id, outs: conceal(computed(core, outs), secretPaths(core, revealed.secrets)) };
     },
 
-    async read(id, urn, props) {
+    async read(id, urn, props, inputs) {
       const core = coreOf(urn);
-      const revealed = props === undefined ? undefined : reveal(props);
+      const revealed = props === undefined && inputs === undefined ? undefined : oldState(props, inputs);
       const result = await core.read(providerClient(), id, revealed?.plain as object | undefined);
       if (!result) return { id: "" };
       const secrets = secretPaths(core, revealed?.secrets ?? []);
-      return { id: result.id, props: conceal(result.outs, secrets), inputs: conceal(result.inputs, secrets) };
+      return { id: result.id, props: conceal(computed(core, result.outs), secrets), inputs: conceal(result.inputs, secrets) };
     },
 
-    async update(id, urn, olds, news) {
+    async update(id, urn, olds, news, oldInputs) {
       const core = coreOf(urn);
       const revealed = reveal(news);
-      const outs = await core.update(providerClient(), id, reveal(olds).plain as object, revealed.plain as object);
-      return { outs: conceal(outs, secretPaths(core, revealed.secrets)) };
+      const outs = await core.update(providerClient(), id, oldState(olds, oldInputs).plain as object, revealed.plain as object);
+      return { outs: conceal(computed(core, outs), secretPaths(core, revealed.secrets)) };
     },
 
     async delete(id, urn) {

@@ -24,8 +24,8 @@ export interface PluginClient {
   check(type: string, news: Record<string, unknown>, olds?: Record<string, unknown>): Promise<{ inputs: Record<string, unknown>; failures: Array<{ property: string; reason: string }> }>;
   diff(type: string, id: string, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<Diff>;
   create(type: string, properties: Record<string, unknown>): Promise<{ id: string; properties: Record<string, unknown> }>;
-  read(type: string, id: string, properties?: Record<string, unknown>): Promise<{ id: string; properties?: Record<string, unknown>; inputs?: Record<string, unknown> }>;
-  update(type: string, id: string, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<Record<string, unknown>>;
+  read(type: string, id: string, properties?: Record<string, unknown>, inputs?: Record<string, unknown>): Promise<{ id: string; properties?: Record<string, unknown>; inputs?: Record<string, unknown> }>;
+  update(type: string, id: string, olds: Record<string, unknown>, news: Record<string, unknown>, oldInputs?: Record<string, unknown>): Promise<Record<string, unknown>>;
   delete(type: string, id: string, properties: Record<string, unknown>): Promise<void>;
   close(): Promise<void>;
 }
@@ -102,9 +102,10 @@ export async function startPlugin(launcher: string, env: Record<string, string |
       const response = await call<proto.CreateResponse>("create", new proto.CreateRequest().setUrn(urnOf(type)).setProperties(struct(properties)));
       return { id: response.getId(), properties: response.getProperties()!.toJavaScript() as Record<string, unknown> };
     },
-    async read(type, id, properties) {
+    async read(type, id, properties, inputs) {
       const request = new proto.ReadRequest().setUrn(urnOf(type)).setId(id);
       if (properties) request.setProperties(struct(properties));
+      if (inputs) request.setInputs(struct(inputs));
       const response = await call<proto.ReadResponse>("read", request);
       return {
         id: response.getId(),
@@ -112,8 +113,10 @@ export async function startPlugin(launcher: string, env: Record<string, string |
         ...(response.getInputs() && { inputs: response.getInputs()!.toJavaScript() as Record<string, unknown> }),
       };
     },
-    async update(type, id, olds, news) {
-      const response = await call<proto.UpdateResponse>("update", new proto.UpdateRequest().setUrn(urnOf(type)).setId(id).setOlds(struct(olds)).setNews(struct(news)));
+    async update(type, id, olds, news, oldInputs) {
+      const request = new proto.UpdateRequest().setUrn(urnOf(type)).setId(id).setOlds(struct(olds)).setNews(struct(news));
+      if (oldInputs) request.setOldInputs(struct(oldInputs));
+      const response = await call<proto.UpdateResponse>("update", request);
       return response.getProperties()!.toJavaScript() as Record<string, unknown>;
     },
     async delete(type, id, properties) {

@@ -94,17 +94,26 @@ describe("Environment", () => {
     });
   });
 
-  test("create, read by id alone (import) gives the inputs, refresh keeps secrets, delete", async () => {
+  test("create returns the computed outputs only; read by id alone (import) gives the inputs; refresh keeps secrets; delete", async () => {
     const created = await plugin.create("Environment", { sources, network: "disabled" });
-    expect(created.properties).toMatchObject({ sources, network: "disabled", status: "active", fileCount: 2 });
+    // The inputs stay in the state's inputs, once: the outputs do not repeat them.
+    expect(created.properties).toEqual({
+      status: "active",
+      fileCount: 2,
+      sizeBytes: 8 + 7,
+      created: expect.stringMatching(/Z$/),
+      updated: expect.stringMatching(/Z$/),
+      lastAccessed: expect.stringMatching(/Z$/),
+    });
 
     const imported = await plugin.read("Environment", created.id);
     expect(imported.id).toBe(created.id);
     expect(imported.inputs).toEqual({ sources: [sources[0], { ...sources[1], content: "hunter2" }], network: "disabled" });
-    expect(imported.properties).toMatchObject({ status: "active", fileCount: 2, network: "disabled" });
+    expect(imported.properties).toMatchObject({ status: "active", fileCount: 2 });
+    expect(imported.properties).not.toHaveProperty("sources");
 
-    const refreshed = await plugin.read("Environment", created.id, created.properties);
-    expect(refreshed.properties).toMatchObject({ sources, status: "active" });
+    const refreshed = await plugin.read("Environment", created.id, created.properties, { sources, network: "disabled" });
+    expect(refreshed).toMatchObject({ inputs: { sources, network: "disabled" }, properties: { status: "active" } });
 
     await plugin.delete("Environment", created.id, created.properties);
     expect(await plugin.read("Environment", created.id, created.properties)).toEqual({ id: "" });
@@ -115,28 +124,31 @@ describe("Environment", () => {
 describe("Credential", () => {
   const bearer = { credentialId: "plugin-token", type: "bearer_token", token: "ghp_one", prefix: "token" };
 
-  test("the token is secret in check's inputs and create's outputs whatever its origin", async () => {
+  test("the token is secret in check's inputs (so in the state) whatever its origin, and never in the outputs", async () => {
     expect((await plugin.check("Credential", bearer)).inputs).toEqual({ ...bearer, token: SECRET("ghp_one") });
     const created = await plugin.create("Credential", bearer);
-    expect(created).toMatchObject({ id: "plugin-token", properties: { ...bearer, token: SECRET("ghp_one"), status: "active" } });
+    expect(created).toMatchObject({ id: "plugin-token", properties: { status: "active" } });
+    expect(JSON.stringify(created.properties)).not.toContain("ghp_one");
   });
 
   test("a rotated token updates in place, an id change replaces: the detailed diff says which", async () => {
-    const olds = { ...bearer, token: SECRET("ghp_one"), status: "active" };
+    const olds = { status: "active" };
+    const oldInputs = { ...bearer, token: SECRET("ghp_one") };
     const rotated = { ...bearer, token: SECRET("ghp_two") };
-    expect(await plugin.diff("Credential", "plugin-token", olds, rotated)).toEqual({
+    expect(await plugin.diff("Credential", "plugin-token", { ...oldInputs, ...olds }, rotated)).toEqual({
       changes: "some",
       replaces: [],
       diffs: ["token"],
       deleteBeforeReplace: false,
       detailedDiff: { token: { kind: "update", inputDiff: true } },
     });
-    expect((await plugin.diff("Credential", "plugin-token", olds, { ...rotated, credentialId: "other" })).detailedDiff).toEqual({
+    expect((await plugin.diff("Credential", "plugin-token", { ...oldInputs, ...olds }, { ...rotated, credentialId: "other" })).detailedDiff).toEqual({
       credentialId: { kind: "updateReplace", inputDiff: true },
       token: { kind: "update", inputDiff: true },
     });
     const before = emulator.requests.length;
-    expect(await plugin.update("Credential", "plugin-token", olds, rotated)).toMatchObject({ token: SECRET("ghp_two") });
+    // The old inputs come with the request (the outputs hold the computed values only).
+    expect(await plugin.update("Credential", "plugin-token", olds, rotated, oldInputs)).toMatchObject({ status: "active" });
     expect(emulator.requests.slice(before).map((entry) => `${entry.method} ${entry.path}`)).toEqual(["PATCH /v1beta/credentials/plugin-token?update_mask=token"]);
   });
 
