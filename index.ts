@@ -4,6 +4,8 @@ export { Credential, type CredentialArgs } from "./provider/credential";
 export { GuardedEnvironment, type GuardedEnvironmentArgs } from "./provider/guarded-environment";
 export { HookBundle, HookBundleError, type HookBundleArgs, type HookRepositoryArgs, type HookScript } from "./provider/hook-bundle";
 export { NetworkPolicy, type AllowOptions, type TransformArgs } from "./provider/network-policy";
+/** The same resources served by the plugin (`gemini-environments:index:*`): `plugin.Environment`, `plugin.Credential`, `plugin.GuardedEnvironment`, `plugin.Provider`. */
+export * as plugin from "./provider/plugin-resources";
 
 // The hooks model: builders for typed configs, and the linter (as `genv hooks lint` runs it).
 export { command, group, GroupBuilder, hooksConfig, http } from "./hooks/builders";

@@ -35,28 +35,30 @@ const NonEmpty = (what: string) =>
     error: `must not be empty: ${what}`,
   });
 
-/** Runs a command line in the sandbox; the event JSON on stdin, the decision JSON on stdout. */
-export const CommandHandler = z.strictObject({
-  type: z.literal("command"),
-  /** Command line run in the sandbox, e.g. `python3 /.agents/hooks-scripts/gate.py`. */
-  command: NonEmpty("the command line to run, e.g. python3 /.agents/hooks-scripts/gate.py"),
-  /** Seconds before the handler is abandoned (and the call allowed). Default 30. */
-  timeout: Timeout,
-});
+export const CommandHandler = z
+  .strictObject({
+    type: z.literal("command").meta({ description: "`command`." }),
+    command: NonEmpty("the command line to run, e.g. python3 /.agents/hooks-scripts/gate.py").meta({
+      description: "Command line run in the sandbox, e.g. `python3 /.agents/hooks-scripts/gate.py`.",
+    }),
+    timeout: Timeout.meta({ description: "Seconds before the handler is abandoned (and the call allowed). Default 30." }),
+  })
+  .meta({ description: "Runs a command line in the sandbox; the event JSON on stdin, the decision JSON on stdout." });
 export type CommandHandler = z.infer<typeof CommandHandler>;
 
-/** POSTs the event JSON to an external HTTPS endpoint; the response body is the decision JSON. */
-export const HttpHandler = z.strictObject({
-  type: z.literal("http"),
-  /** External HTTPS endpoint, e.g. `https://telemetry.example.com/api/v1/agent-events`. */
-  url: NonEmpty("the HTTPS endpoint that receives the event").refine(isHttpUrl, {
-    error: "must be an absolute http(s) URL, e.g. https://telemetry.example.com/api/v1/agent-events",
-  }),
-  /** Non-sensitive headers, e.g. `{"X-Event-Source": "agent-sandbox"}`; credentials go on the network allowlist. */
-  headers: z.record(z.string(), z.string({ error: "header values must be strings" }), { error: "must be an object of header names to string values" }).optional(),
-  /** Seconds before the handler is abandoned (and the call allowed). Default 30. */
-  timeout: Timeout,
-});
+export const HttpHandler = z
+  .strictObject({
+    type: z.literal("http").meta({ description: "`http`." }),
+    url: NonEmpty("the HTTPS endpoint that receives the event")
+      .refine(isHttpUrl, { error: "must be an absolute http(s) URL, e.g. https://telemetry.example.com/api/v1/agent-events" })
+      .meta({ description: "External HTTPS endpoint, e.g. `https://telemetry.example.com/api/v1/agent-events`." }),
+    headers: z
+      .record(z.string(), z.string({ error: "header values must be strings" }), { error: "must be an object of header names to string values" })
+      .optional()
+      .meta({ description: 'Non-sensitive headers, e.g. `{"X-Event-Source": "agent-sandbox"}`; credentials go on the network allowlist.' }),
+    timeout: Timeout.meta({ description: "Seconds before the handler is abandoned (and the call allowed). Default 30." }),
+  })
+  .meta({ description: "POSTs the event JSON to an external HTTPS endpoint; the response body is the decision JSON." });
 export type HttpHandler = z.infer<typeof HttpHandler>;
 
 export const Handler = z.discriminatedUnion("type", [CommandHandler, HttpHandler], {
@@ -71,31 +73,33 @@ export const Handler = z.discriminatedUnion("type", [CommandHandler, HttpHandler
 });
 export type Handler = z.infer<typeof Handler>;
 
-/** One rule: when `matcher` (RE2, full match, see matcher.ts) matches the tool name, run `hooks` in order. */
-export const Rule = z.strictObject({
-  /** RE2 regular expression over the tool name, e.g. `code_execution` or `view_file|write_to_file`; `*` or `""` for every tool. */
-  matcher: z.string({ error: (issue) => (issue.input === undefined ? "is required: a tool name or RE2 pattern, e.g. code_execution" : "must be a string") }),
-  /** Handlers run one after another, in declared order. */
-  hooks: z.array(Handler, { error: "must be an array of handlers" }),
-});
+export const Rule = z
+  .strictObject({
+    matcher: z
+      .string({ error: (issue) => (issue.input === undefined ? "is required: a tool name or RE2 pattern, e.g. code_execution" : "must be a string") })
+      .meta({ description: 'RE2 regular expression over the tool name, e.g. `code_execution` or `view_file|write_to_file`; `*` or `""` for every tool.' }),
+    hooks: z.array(Handler, { error: "must be an array of handlers" }).meta({ description: "Handlers run one after another, in declared order." }),
+  })
+  .meta({ description: "One rule: when `matcher` (RE2, full match, see matcher.ts) matches the tool name, run `hooks` in order." });
 export type Rule = z.infer<typeof Rule>;
 
 const Rules = z.array(Rule, { error: "must be an array of rules" }).optional();
 
-/** A named group of rules that can be switched off on its own. */
-export const HooksGroup = z.strictObject(
-  {
-    /** `false` disables every rule of the group. Default `true`. */
-    enabled: z.boolean({ error: "must be true or false" }).default(true),
-    pre_tool_execution: Rules,
-    post_tool_execution: Rules,
-  },
-  { error: "must be an object with pre_tool_execution and/or post_tool_execution" },
-);
+export const HooksGroup = z
+  .strictObject(
+    {
+      enabled: z.boolean({ error: "must be true or false" }).default(true).meta({ description: "`false` disables every rule of the group. Default `true`." }),
+      pre_tool_execution: Rules.meta({ description: "Rules run just before a tool runs; a handler may deny the call." }),
+      post_tool_execution: Rules.meta({ description: "Rules run just after a tool finishes; they cannot block or undo it." }),
+    },
+    { error: "must be an object with pre_tool_execution and/or post_tool_execution" },
+  )
+  .meta({ description: "A named group of rules that can be switched off on its own." });
 export type HooksGroup = z.infer<typeof HooksGroup>;
 
-/** The whole `.agents/hooks.json`: an object of named groups, in declared order. */
-export const HooksConfig = z.record(z.string(), HooksGroup, { error: 'must be an object of named groups, e.g. {"security-gate": {…}}' });
+export const HooksConfig = z
+  .record(z.string(), HooksGroup, { error: 'must be an object of named groups, e.g. {"security-gate": {…}}' })
+  .meta({ description: "The whole `.agents/hooks.json`: an object of named groups, in declared order." });
 /** A parsed config: defaults applied. */
 export type HooksConfig = z.infer<typeof HooksConfig>;
 /** A config as written in hooks.json or built with builders.ts: defaults may be omitted. */

@@ -1,68 +1,96 @@
 /**
- * The Credential resource's inputs and outputs as the provider sees them (plain values, secrets
- * unwrapped by the engine), and their mapping to the wire's snake_case fields.
+ * The Credential resource's properties, once (resource-schema.ts): zod schemas whose `.meta` gives
+ * each one's description, wire field, which credential types use it, whether it is secret and what a
+ * change does. The types, the Args, the wire mapping, check and diff (credential-core.ts), the secret
+ * outputs of the resource classes and schema.json follow.
  */
-import type { CredentialType } from "../sdk/schemas";
+import { z } from "zod";
+import { CREDENTIAL_TYPES, InjectionLocation, type CredentialType } from "../sdk/schemas";
+import { propertiesOf, type InputsOf } from "./resource-schema";
 
-export interface CredentialInputs {
-  /** The credential's id, 1–128 of `[A-Za-z0-9._-]`; allowlist entries reference it. */
-  credentialId: string;
-  type: CredentialType;
-  // bearer_token
-  token?: string;
-  headerName?: string;
-  prefix?: string;
-  // environment_variable
-  value?: string;
-  injectionLocation?: string | string[];
-  trustedDomains?: string[];
-  // oauth2
-  clientId?: string;
-  clientSecret?: string;
-  refreshToken?: string;
-  tokenUrl?: string;
-  scopes?: string[];
-}
+// ---------------------------------------------------------------------------------------------
+// Schemas
+// ---------------------------------------------------------------------------------------------
 
-export interface CredentialOutputs extends CredentialInputs {
-  /** `active` or `revoked`. */
-  status: string;
-  createTime: string;
-  updateTime: string;
-}
+const bearer = ["bearer_token"] as const;
+const variable = ["environment_variable"] as const;
+const oauth2 = ["oauth2"] as const;
+
+export const CredentialInputs = z
+  .object({
+    credentialId: z.string().optional().meta({
+      description:
+        "The id allowlist entries reference (`network.allowlist[].credential`), 1–128 of `[A-Za-z0-9._-]`, e.g. `gh-token`. Default: the resource name with a suffix fixed by project, stack and name. A change replaces the credential.",
+      wire: "id",
+      change: "replace",
+    }),
+    type: z.enum(CREDENTIAL_TYPES).meta({ description: "`bearer_token`, `environment_variable` or `oauth2`. A change replaces the credential.", wire: "type", change: "replace" }),
+    token: z.string().optional().meta({
+      description: "bearer_token: the token (secret, write-only). A change updates the credential in place.",
+      wire: "token",
+      types: bearer,
+      secret: true,
+      change: "update",
+    }),
+    headerName: z.string().optional().meta({ description: "bearer_token: the header to set; default `Authorization`.", wire: "header_name", types: bearer, change: "update" }),
+    prefix: z.string().optional().meta({ description: 'bearer_token: put before the token with a space; default `Bearer`, `""` for none.', wire: "prefix", types: bearer, change: "update" }),
+    value: z.string().optional().meta({ description: "environment_variable: the value (secret, write-only).", wire: "value", types: variable, secret: true, change: "update" }),
+    injectionLocation: z
+      .union([InjectionLocation, z.array(InjectionLocation)])
+      .optional()
+      .meta({ description: "environment_variable: `header`, `query`, `body`, or a list of them.", wire: "injection_location", types: variable, change: "update" }),
+    trustedDomains: z
+      .array(z.string())
+      .optional()
+      .meta({ description: 'environment_variable: domains allowed to receive the value, e.g. `["api.example.com"]`.', wire: "trusted_domains", types: variable, change: "update" }),
+    clientId: z.string().optional().meta({ description: "oauth2: the client id.", wire: "client_id", types: oauth2, change: "update" }),
+    clientSecret: z.string().optional().meta({ description: "oauth2: the client secret (secret, write-only).", wire: "client_secret", types: oauth2, secret: true, change: "update" }),
+    refreshToken: z.string().optional().meta({ description: "oauth2: the refresh token (secret, write-only).", wire: "refresh_token", types: oauth2, secret: true, change: "update" }),
+    tokenUrl: z.string().optional().meta({ description: "oauth2: the token endpoint, e.g. `https://oauth2.example.com/token`.", wire: "token_url", types: oauth2, change: "update" }),
+    scopes: z.array(z.string()).optional().meta({ description: "oauth2: scopes to request.", wire: "scopes", types: oauth2, change: "update" }),
+  })
+  .meta({
+    description:
+      "A server-managed secret that the egress proxy injects, referenced by id from an allowlist entry. A change of credentialId or type replaces it; any other change, a rotated secret included, updates it in place.",
+  });
+
+export const CredentialComputed = z.object({
+  status: z.string().meta({ description: "`active` or `revoked`.", wire: "status", absent: "active" }),
+  createTime: z.string().meta({ description: "Creation time, ISO 8601.", wire: "create_time" }),
+  updateTime: z.string().meta({ description: "Last update time, ISO 8601.", wire: "update_time" }),
+});
+
+export const CredentialOutputs = CredentialInputs.extend({
+  credentialId: z.string().meta({ description: "The credential's id (also the resource's id).", wire: "id" }),
+  ...CredentialComputed.shape,
+});
+
+// ---------------------------------------------------------------------------------------------
+// Derived types and tables
+// ---------------------------------------------------------------------------------------------
+
+/** The inputs as the provider sees them (plain values, secrets unwrapped); the resource classes always set `credentialId`. */
+export type CredentialInputs = z.infer<typeof CredentialInputs> & { credentialId: string };
+export type CredentialOutputs = z.infer<typeof CredentialOutputs>;
+/** A Credential's arguments (schema.json describes each). */
+export type CredentialArgs = InputsOf<z.infer<typeof CredentialInputs>>;
+
+const FIELDS = propertiesOf(CredentialInputs).filter(([, meta]) => meta.types !== undefined);
 
 /** Input property → wire field, for every field besides the id and the type. */
-export const WIRE_FIELD = {
-  token: "token",
-  headerName: "header_name",
-  prefix: "prefix",
-  value: "value",
-  injectionLocation: "injection_location",
-  trustedDomains: "trusted_domains",
-  clientId: "client_id",
-  clientSecret: "client_secret",
-  refreshToken: "refresh_token",
-  tokenUrl: "token_url",
-  scopes: "scopes",
-} as const satisfies Partial<Record<keyof CredentialInputs, string>>;
-export type FieldProperty = keyof typeof WIRE_FIELD;
+export const WIRE_FIELD = Object.fromEntries(FIELDS.map(([property, meta]) => [property, meta.wire!])) as Record<FieldProperty, string>;
+export type FieldProperty = Exclude<keyof CredentialInputs, "credentialId" | "type">;
 
 /** The input properties each type uses. */
-export const TYPE_FIELDS: Record<CredentialType, readonly FieldProperty[]> = {
-  bearer_token: ["token", "headerName", "prefix"],
-  environment_variable: ["value", "injectionLocation", "trustedDomains"],
-  oauth2: ["clientId", "clientSecret", "refreshToken", "tokenUrl", "scopes"],
-};
+export const TYPE_FIELDS = Object.fromEntries(
+  CREDENTIAL_TYPES.map((type) => [type, FIELDS.filter(([, meta]) => meta.types!.includes(type)).map(([property]) => property as FieldProperty)]),
+) as unknown as Record<CredentialType, readonly FieldProperty[]>;
 
-/** Write-only input properties (the wire's `CREDENTIAL_SECRET_FIELDS`): wrapped in `pulumi.secret` and kept secret in state. */
-export const SECRET_PROPERTIES = ["token", "value", "clientSecret", "refreshToken"] as const satisfies readonly FieldProperty[];
+/** Write-only input properties: wrapped in `pulumi.secret` and kept secret in state. */
+export const SECRET_PROPERTIES = FIELDS.filter(([, meta]) => meta.secret).map(([property]) => property as FieldProperty);
 
 /** Input property of a wire field (`header_name` → `headerName`; `id` → `credentialId`). */
-export const INPUT_PROPERTY: Record<string, string> = {
-  id: "credentialId",
-  type: "type",
-  ...Object.fromEntries(Object.entries(WIRE_FIELD).map(([property, wire]) => [wire, property])),
-};
+export const INPUT_PROPERTY: Record<string, string> = Object.fromEntries(propertiesOf(CredentialInputs).map(([property, meta]) => [meta.wire!, property]));
 
 /** The wire fields of `inputs` that its type uses, defined ones only. */
 export function wireFields(inputs: Partial<CredentialInputs>): Record<string, unknown> {

@@ -1,47 +1,98 @@
 /**
- * The Environment resource's inputs and outputs as the provider sees them (plain values, secrets
- * unwrapped), and their validation with the sdk's wire schemas.
+ * The Environment resource's properties, once (resource-schema.ts): inputs and computed outputs as
+ * zod schemas whose `.meta` gives each one's description, wire field and what a change does. The
+ * TypeScript types, the Args of the resource classes, check, create and import (environment-core.ts)
+ * and schema.json (scripts/generate-schema.ts) all follow. A new input — say `mode` — is one entry in
+ * `EnvironmentInputs`; a new output one entry in `EnvironmentComputed`.
  */
-import type { EnvironmentMode, Network, Source } from "../sdk/schemas";
+import { z } from "zod";
+import { AllowlistEntry, DEFAULT_ENVIRONMENT_MODE, EnvironmentMode, Network, Source } from "../sdk/schemas";
+import type { InputsOf } from "./resource-schema";
 
-export interface EnvironmentInputs {
-  sources?: Source[];
-  network?: Network;
-  /** Id (`env_…` or `environments/env_…`) of an environment whose files to start from. */
-  fromEnvironment?: string;
-  /** Id of an existing environment to bring under management instead of creating one. */
-  adopt?: string;
-  /** `on_demand` (the API's default) or `self_hosted`. */
-  mode?: EnvironmentMode;
-  /** Wire `system_instruction`; self_hosted only. */
-  systemInstruction?: string;
-  /** Wire `custom_config`: any JSON object, passed to the self-hosted poller; self_hosted only. */
-  customConfig?: Record<string, unknown>;
-}
+// ---------------------------------------------------------------------------------------------
+// Schemas
+// ---------------------------------------------------------------------------------------------
 
-export interface EnvironmentOutputs extends EnvironmentInputs {
-  /** `active` or `expired`. */
-  status: string;
-  created: string;
-  updated: string;
-  lastAccessed: string;
-  fileCount: number;
-  sizeBytes: number;
-  /**
-   * A self_hosted environment's key, from the create response (Get never returns it): kept across
-   * refresh, a secret in state (the resource lists it in additionalSecretOutputs).
-   */
-  environmentKey?: string;
-}
+export const EnvironmentInputs = z
+  .object({
+    sources: z.array(Source).optional().meta({ description: "What to put into the environment. Any change replaces the environment.", wire: "sources", change: "replace" }),
+    network: Network.optional().meta({
+      description: 'Egress policy: omitted (all egress allowed), `"disabled"`, or `{allowlist: [...]}`. Any change replaces the environment.',
+      wire: "network",
+      change: "replace",
+    }),
+    fromEnvironment: z
+      .string()
+      .optional()
+      .meta({ description: "Start from a copy of another environment's current files (`env_…` or `environments/env_…`).", wire: "from_environment", change: "replace" }),
+    adopt: z
+      .string()
+      .regex(/^(environments\/)?[A-Za-z0-9_-]+$/, { error: "must be an environment id such as env_abc123" })
+      .optional()
+      .meta({
+        description:
+          "Bring an existing environment under management instead of creating one (its id); it must hold the declared sources, network and mode fields. A self_hosted environment's key cannot be recovered so: `environmentKey` stays empty.",
+      }),
+    mode: EnvironmentMode.optional().meta({
+      description:
+        "`on_demand` (default: the service runs the sandbox) or `self_hosted` (your sandbox daemon polls for the work, authenticated by `environmentKey`). A change replaces the environment.",
+      wire: "mode",
+      change: "replace",
+      absent: DEFAULT_ENVIRONMENT_MODE,
+    }),
+    systemInstruction: z.string().optional().meta({
+      description: "System instruction for the interactions in this environment; self_hosted only. A change replaces the environment.",
+      wire: "system_instruction",
+      change: "replace",
+    }),
+    customConfig: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .meta({
+        description: "Any JSON object, passed through to the self-hosted environment poller, e.g. `{pool: \"gpu\"}`; self_hosted only. A change replaces the environment.",
+        wire: "custom_config",
+        change: "replace",
+      }),
+  })
+  .meta({
+    description: "A Gemini Environment: an isolated sandbox in which agent code, tools and hooks run. The API has no update: any change to sources, network, fromEnvironment, mode, systemInstruction or customConfig replaces it.",
+  });
 
-/** The properties whose change forces a new environment (the API has no update). */
-export const REPLACING_PROPERTIES = ["sources", "network", "fromEnvironment", "mode", "systemInstruction", "customConfig"] as const;
+export const EnvironmentComputed = z.object({
+  status: z.string().meta({ description: "`active`, or `expired` once idle too long (the next `up` after a refresh replaces it).", wire: "status", absent: "active" }),
+  created: z.string().meta({ description: "Creation time, ISO 8601.", wire: "created" }),
+  updated: z.string().meta({ description: "Last update time, ISO 8601.", wire: "updated" }),
+  lastAccessed: z.string().meta({ description: "Last access time, ISO 8601.", wire: "last_accessed" }),
+  fileCount: z.number().int().meta({ description: "Number of files in the environment.", wire: "file_count" }),
+  sizeBytes: z.number().int().meta({ description: "Total size of the environment's files, in bytes.", wire: "size_bytes" }),
+  environmentKey: z.string().optional().meta({
+    description:
+      "A self_hosted environment's secret key for its sandbox daemon: returned by the API at create only, kept in state (a secret) across refreshes; undefined for on_demand.",
+    wire: "environment_key",
+    secret: true,
+    once: true,
+  }),
+});
 
-/** What an omitted input means, so that declaring the default is no change. */
-export const INPUT_DEFAULTS: Partial<Record<(typeof REPLACING_PROPERTIES)[number], unknown>> = { mode: "on_demand" };
+export const EnvironmentOutputs = EnvironmentInputs.extend(EnvironmentComputed.shape);
 
-/** Input property → wire field, where they differ. */
-export const WIRE_FIELD = { fromEnvironment: "from_environment", systemInstruction: "system_instruction", customConfig: "custom_config" } as const;
+// ---------------------------------------------------------------------------------------------
+// Derived types
+// ---------------------------------------------------------------------------------------------
+
+/** The inputs as the provider sees them (plain values, secrets unwrapped). */
+export type EnvironmentInputs = z.infer<typeof EnvironmentInputs>;
+export type EnvironmentOutputs = z.infer<typeof EnvironmentOutputs>;
+
+/** An Environment's arguments: `sources`, `network`, `fromEnvironment`, `adopt`, `mode`, `systemInstruction`, `customConfig` (schema.json describes each). */
+export type EnvironmentArgs = InputsOf<EnvironmentInputs>;
+export type SourceArgs = InputsOf<Source>;
+export type AllowlistEntryArgs = InputsOf<AllowlistEntry>;
+export type NetworkArgs = "disabled" | InputsOf<Exclude<Network, "disabled">>;
+
+// ---------------------------------------------------------------------------------------------
+// Values unknown during preview
+// ---------------------------------------------------------------------------------------------
 
 /** The value Pulumi passes for a value not known until apply (during preview). */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";

@@ -11,7 +11,8 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import * as implementation from "./environment-provider";
-import type { EnvironmentInputs, EnvironmentOutputs } from "./environment-inputs";
+import { EnvironmentComputed, type EnvironmentArgs, type EnvironmentInputs, type EnvironmentOutputs } from "./environment-inputs";
+import { propertiesOf, type OutputsOf } from "./resource-schema";
 
 /**
  * What the engine serializes: the provider module itself. Installed from npm, a module under
@@ -22,91 +23,35 @@ import type { EnvironmentInputs, EnvironmentOutputs } from "./environment-inputs
  */
 const provider: pulumi.dynamic.ResourceProvider<EnvironmentInputs, EnvironmentOutputs> = implementation;
 
-export interface SourceArgs {
-  /** `inline`, `repository`, `gcs` or `skill_registry`. */
-  type: pulumi.Input<"inline" | "repository" | "gcs" | "skill_registry">;
-  /** Inline content: UTF-8 text, or base64 with `encoding: "base64"`. Pass `pulumi.secret(...)` to keep it secret in state. */
-  content?: pulumi.Input<string>;
-  encoding?: pulumi.Input<"base64">;
-  /** Where to copy from, for non-inline sources, e.g. `github://owner/repo@main`. */
-  source?: pulumi.Input<string>;
-  /** Path relative to the environment root (the sandbox's `/`), e.g. `.agents/hooks.json`. */
-  target?: pulumi.Input<string>;
+/** The arguments, derived from the inputs' schemas (environment-inputs.ts, described in schema.json). */
+export type { AllowlistEntryArgs, EnvironmentArgs, NetworkArgs, SourceArgs } from "./environment-inputs";
+
+/** What an Environment resource offers, whichever provider serves it (the dynamic one here, or the plugin: plugin-resources.ts). */
+export interface EnvironmentResource extends pulumi.CustomResource, OutputsOf<EnvironmentOutputs> {}
+
+/** The outputs the API computes, declared (undefined) in a resource's properties so that the engine fills them in. */
+export const ENVIRONMENT_COMPUTED: Record<string, undefined> = Object.fromEntries(Object.keys(EnvironmentComputed.shape).map((property) => [property, undefined]));
+
+/** The computed outputs that are secret whatever the engine version (`environmentKey`): listed in additionalSecretOutputs. */
+export const ENVIRONMENT_SECRET_OUTPUTS: string[] = propertiesOf(EnvironmentComputed)
+  .filter(([, meta]) => meta.secret)
+  .map(([property]) => property);
+
+/** An Environment's options with its secret outputs added to `additionalSecretOutputs`. */
+export function environmentOptions<Options extends pulumi.CustomResourceOptions>(opts?: Options): Options {
+  return { ...(opts as Options), additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...ENVIRONMENT_SECRET_OUTPUTS] };
 }
 
-export interface AllowlistEntryArgs {
-  /** `api.example.com`, `*.example.com` (subdomains, not the apex) or `*`. */
-  domain: pulumi.Input<string>;
-  /** Headers the egress proxy injects; values may be `pulumi.secret(...)`. */
-  transform?: pulumi.Input<Record<string, pulumi.Input<string>> | Array<pulumi.Input<Record<string, pulumi.Input<string>>>>>;
-  /** Id of a server-managed Credential to inject. */
-  credential?: pulumi.Input<string>;
-}
+/**
+ * Its outputs: `status` (`active`, or `expired` once idle too long), `created`, `updated`, `lastAccessed`, `fileCount`, `sizeBytes`,
+ * `environmentKey` (a self_hosted environment's secret key, from create, kept across refreshes), and the inputs.
+ */
+export interface Environment extends OutputsOf<EnvironmentOutputs> {}
 
-export type NetworkArgs = "disabled" | { allowlist: pulumi.Input<pulumi.Input<AllowlistEntryArgs>[] | "disabled"> };
-
-export interface EnvironmentArgs {
-  /** What to put into the environment. Any change replaces the environment. */
-  sources?: pulumi.Input<pulumi.Input<SourceArgs>[]>;
-  /** Egress policy: omitted (all allowed), `"disabled"`, or an allowlist. Any change replaces the environment. */
-  network?: pulumi.Input<NetworkArgs>;
-  /** Start from a copy of another environment's current files (`env_…`). */
-  fromEnvironment?: pulumi.Input<string>;
-  /**
-   * Bring an existing environment under management instead of creating one: `up` reads it, checks
-   * that it holds the declared `sources`, `network` and mode fields, and from then on owns it (destroy
-   * deletes it). A self_hosted environment's key cannot be recovered so: `environmentKey` stays empty.
-   */
-  adopt?: pulumi.Input<string>;
-  /**
-   * `on_demand` (the default: the service runs the sandbox) or `self_hosted` (your sandbox daemon
-   * polls for the work, authenticated by `environmentKey`). A change replaces the environment.
-   */
-  mode?: pulumi.Input<"on_demand" | "self_hosted">;
-  /** System instruction for the interactions in this environment; self_hosted only. A change replaces the environment. */
-  systemInstruction?: pulumi.Input<string>;
-  /**
-   * Any JSON object, passed through to the self-hosted environment poller, e.g. `{ pool: "gpu" }`;
-   * self_hosted only. A change replaces the environment.
-   */
-  customConfig?: pulumi.Input<Record<string, unknown>>;
-}
-
-export class Environment extends pulumi.dynamic.Resource {
-  /** `active`, or `expired` once idle too long (the next `up` after a refresh replaces it). */
-  declare readonly status: pulumi.Output<string>;
-  declare readonly created: pulumi.Output<string>;
-  declare readonly updated: pulumi.Output<string>;
-  declare readonly lastAccessed: pulumi.Output<string>;
-  declare readonly fileCount: pulumi.Output<number>;
-  declare readonly sizeBytes: pulumi.Output<number>;
-  declare readonly sources: pulumi.Output<EnvironmentInputs["sources"]>;
-  declare readonly network: pulumi.Output<EnvironmentInputs["network"]>;
-  declare readonly fromEnvironment: pulumi.Output<string | undefined>;
-  declare readonly mode: pulumi.Output<"on_demand" | "self_hosted" | undefined>;
-  declare readonly systemInstruction: pulumi.Output<string | undefined>;
-  declare readonly customConfig: pulumi.Output<Record<string, unknown> | undefined>;
-  /**
-   * A self_hosted environment's secret key, for your sandbox daemon to authenticate its polling:
-   * returned by the API once, at create, and kept in state (encrypted, a Pulumi secret) across
-   * refreshes. `pulumi stack output --show-secrets` prints it when exported; undefined for on_demand.
-   */
-  declare readonly environmentKey: pulumi.Output<string | undefined>;
-
+export class Environment extends pulumi.dynamic.Resource implements EnvironmentResource {
   constructor(name: string, args: EnvironmentArgs = {}, opts?: pulumi.CustomResourceOptions) {
-    const props = {
-      status: undefined,
-      created: undefined,
-      updated: undefined,
-      lastAccessed: undefined,
-      fileCount: undefined,
-      sizeBytes: undefined,
-      environmentKey: undefined,
-      ...args,
-    };
     // The key is secret in state and in every output derived from it, whatever the engine version.
-    const additionalSecretOutputs = [...(opts?.additionalSecretOutputs ?? []), "environmentKey"];
-    super(provider, name, props, { ...opts, additionalSecretOutputs }, "gemini-environments", "Environment");
+    super(provider, name, { ...ENVIRONMENT_COMPUTED, ...args }, environmentOptions(opts), "gemini-environments", "Environment");
   }
 
   /** A read-only view of an existing environment by id (nothing is created, changed or deleted). */

@@ -17,7 +17,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { lintHooks, type Finding, type LintCode } from "../hooks/lint";
-import { Environment, type NetworkArgs, type SourceArgs } from "./environment";
+import { Environment, type EnvironmentArgs, type EnvironmentResource, type NetworkArgs, type SourceArgs } from "./environment";
 import type { HookBundle } from "./hook-bundle";
 import { NetworkPolicy } from "./network-policy";
 
@@ -53,7 +53,7 @@ export class GuardedEnvironment extends pulumi.ComponentResource {
   readonly created: pulumi.Output<string>;
   readonly lastAccessed: pulumi.Output<string>;
   /** The child resource. */
-  readonly environment: Environment;
+  readonly environment: EnvironmentResource;
   /** The linter's warnings reported at program time (acknowledged codes left out). */
   readonly warnings: Finding[];
 
@@ -68,7 +68,7 @@ export class GuardedEnvironment extends pulumi.ComponentResource {
     }
 
     const network = args.network instanceof NetworkPolicy ? args.network.toNetworkArgs() : args.network;
-    this.environment = new Environment(
+    this.environment = this.createEnvironment(
       name,
       { sources: [...args.hooks.sources, ...(args.sources ?? [])], ...(network !== undefined && { network }) },
       { parent: this },
@@ -88,6 +88,11 @@ export class GuardedEnvironment extends pulumi.ComponentResource {
       sizeBytes: this.sizeBytes,
       ...(policyTests && { policyTests }),
     });
+  }
+
+  /** The child Environment: the dynamic resource here; the plugin's `construct` makes one it serves. */
+  protected createEnvironment(name: string, args: EnvironmentArgs, opts: pulumi.CustomResourceOptions): EnvironmentResource {
+    return new Environment(name, args, opts);
   }
 }
 

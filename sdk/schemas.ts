@@ -59,9 +59,9 @@ export function pathLengthProblem(segments: readonly string[]): string | undefin
 // ---------------------------------------------------------------------------------------------
 
 export const SOURCE_TYPES = ["inline", "repository", "gcs", "skill_registry"] as const;
-export const SourceType = z.enum(SOURCE_TYPES, {
-  error: (issue) => `must be one of ${SOURCE_TYPES.join(", ")} (got ${JSON.stringify(issue.input)})`,
-});
+export const SourceType = z
+  .enum(SOURCE_TYPES, { error: (issue) => `must be one of ${SOURCE_TYPES.join(", ")} (got ${JSON.stringify(issue.input)})` })
+  .meta({ description: "Kind of source: `inline` content, a `repository`, a Cloud Storage bucket (`gcs`) or a `skill_registry` skill." });
 export type SourceType = z.infer<typeof SourceType>;
 
 /** Standard padded base64. A plain character-class scan: a grouped regex backtracks out of stack on large content. */
@@ -69,19 +69,16 @@ function isBase64(text: string): boolean {
   return text.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(text);
 }
 
-/** What to put into an environment: inline content, or a repository, bucket or skill to copy in. */
 export const Source = z
   .strictObject({
-    /** `inline`, `repository` (`github://owner/repo`, `https://…`, `file://…`), `gcs` (`gs://bucket/prefix`) or `skill_registry`. */
-    type: SourceType,
-    /** Inline content (UTF-8 text, or base64 when `encoding` is `base64`). */
-    content: z.string().optional(),
-    /** `base64` for binary inline content; omitted for UTF-8 text. */
-    encoding: z.literal("base64", { error: 'must be "base64" or omitted (UTF-8 text)' }).optional(),
-    /** Where to copy from, for repository, gcs and skill_registry sources. */
-    source: z.string().optional(),
-    /** Path relative to the environment root (the sandbox's `/`), e.g. `.agents/hooks.json`. */
-    target: z.string().optional(),
+    type: SourceType.meta({ description: "`inline`, `repository` (`github://owner/repo`, `https://…`, `file://…`), `gcs` (`gs://bucket/prefix`) or `skill_registry`." }),
+    content: z.string().optional().meta({ description: "Inline content (UTF-8 text, or base64 when `encoding` is `base64`)." }),
+    encoding: z
+      .literal("base64", { error: 'must be "base64" or omitted (UTF-8 text)' })
+      .optional()
+      .meta({ description: "`base64` for binary inline content; omitted for UTF-8 text." }),
+    source: z.string().optional().meta({ description: "Where to copy from, for repository, gcs and skill_registry sources." }),
+    target: z.string().optional().meta({ description: "Path relative to the environment root (the sandbox's `/`), e.g. `.agents/hooks.json`." }),
   })
   .superRefine((source, ctx) => {
     if (source.type === "inline") {
@@ -109,7 +106,8 @@ export const Source = z
       const problem = targetPathProblem(source.target);
       if (problem) ctx.addIssue({ code: "custom", path: ["target"], message: problem });
     }
-  });
+  })
+  .meta({ description: "What to put into an environment: inline content, or a repository, bucket or skill to copy in." });
 export type Source = z.infer<typeof Source>;
 
 /** Sources of one environment: each target once, and no file where another needs a directory. */
@@ -155,21 +153,28 @@ export const HeaderMap = z.record(
 );
 export type HeaderMap = z.infer<typeof HeaderMap>;
 
-export const AllowlistEntry = z.strictObject({
-  /** `api.example.com`, `*.example.com` (subdomains only, not the apex) or `*` (every domain). */
-  domain: z.string().regex(DOMAIN, {
-    error: (issue) => `${JSON.stringify(issue.input)} is not a domain: use a host name (api.example.com), a wildcard (*.example.com) or *`,
-  }),
-  /** Headers to inject: one map, or a list of maps applied in order. */
-  transform: z.union([HeaderMap, z.array(HeaderMap)]).optional(),
-  /** Id of a server-managed Credential whose secret the proxy injects. */
-  credential: z.string().min(1).optional(),
-});
+export const AllowlistEntry = z
+  .strictObject({
+    domain: z
+      .string()
+      .regex(DOMAIN, { error: (issue) => `${JSON.stringify(issue.input)} is not a domain: use a host name (api.example.com), a wildcard (*.example.com) or *` })
+      .meta({ description: "`api.example.com`, `*.example.com` (subdomains only, not the apex) or `*` (every domain)." }),
+    transform: z
+      .union([HeaderMap, z.array(HeaderMap)])
+      .optional()
+      .meta({ description: "Headers to inject: one map, or a list of maps applied in order." }),
+    credential: z.string().min(1).optional().meta({ description: "Id of a server-managed Credential whose secret the proxy injects." }),
+  })
+  .meta({ description: "A domain the sandbox may reach, and the headers or credential the egress proxy injects on requests to it." });
 export type AllowlistEntry = z.infer<typeof AllowlistEntry>;
 
-export const NetworkAllowlist = z.strictObject({
-  allowlist: z.union([z.array(AllowlistEntry), z.literal("disabled")]),
-});
+export const NetworkAllowlist = z
+  .strictObject({
+    allowlist: z
+      .union([z.array(AllowlistEntry), z.literal("disabled")])
+      .meta({ description: 'Allowed domains, in order (their transforms apply in that order), or `"disabled"`.' }),
+  })
+  .meta({ description: 'Egress limited to listed domains; `"disabled"` (as the network itself) turns all network access off.' });
 
 /**
  * Egress policy: omitted (everything allowed), `"disabled"` (nothing leaves), or an allowlist.
@@ -192,7 +197,10 @@ const ENVIRONMENT_REF = /^(environments\/)?[A-Za-z0-9_-]+$/;
  */
 export const ENVIRONMENT_MODES = ["on_demand", "self_hosted"] as const;
 export const DEFAULT_ENVIRONMENT_MODE = "on_demand";
-export const EnvironmentMode = z.enum(ENVIRONMENT_MODES, { error: (issue) => environmentModeProblem(issue.input) });
+export const EnvironmentMode = z.enum(ENVIRONMENT_MODES, { error: (issue) => environmentModeProblem(issue.input) }).meta({
+  description:
+    "Compute lifecycle of an environment: `on_demand` (the service runs the sandbox) or `self_hosted` (your sandbox daemon polls for the work, authenticated by the environment's key).",
+});
 export type EnvironmentMode = z.infer<typeof EnvironmentMode>;
 
 /** Why a mode is not one of the API's, worded once for the create body and the List filter. */

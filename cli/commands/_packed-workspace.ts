@@ -26,7 +26,7 @@ const execFileAsync = promisify(execFile);
 
 const PACKAGE_NAME = "pulumi-gemini-environments";
 /** Sources compiled into the package (tsconfig.build.json) plus the files the tarball ships. */
-const PACKAGE_INPUTS = ["index.ts", "sdk", "hooks", "provider", "emulator", "cli", "bench", "scripts/generate-schema.ts", "package.json", "README.md", "schema.json", "tsconfig.json", "tsconfig.build.json"];
+const PACKAGE_INPUTS = ["index.ts", "confine", "sdk", "hooks", "provider", "emulator", "cli", "bench", "bin", "scripts/generate-schema.ts", "package.json", "README.md", "schema.json", "tsconfig.json", "tsconfig.build.json"];
 /** Example files that are not part of a program run. */
 const EXAMPLE_SKIP = new Set(["package.json", "package-lock.json", "tsconfig.json", ".npmrc", ".gitignore", "README.md", "node_modules", "bin"]);
 
@@ -104,9 +104,19 @@ async function writeProgram(dir: string, name: string, files: Record<string, str
   return dir;
 }
 
-/** The example's files (hook scripts, workspace trees) with index.ts transpiled next to them as index.js. */
+/**
+ * The example's files (hook scripts, workspace trees) with index.ts transpiled next to them as index.js.
+ * A program in another language (no index.ts: YAML, Python) is copied as it is, its plugin path
+ * (`./node_modules/pulumi-gemini-environments/bin`) pointed at the workspace's installed package.
+ */
 async function copyExample(source: string, dir: string): Promise<string> {
   await fs.promises.cp(source, dir, { recursive: true, filter: (file) => file === source || !EXAMPLE_SKIP.has(path.basename(file)) || path.dirname(file) !== source });
+  if (!fs.existsSync(path.join(dir, "index.ts"))) {
+    const yaml = await fs.promises.readFile(path.join(dir, "Pulumi.yaml"), "utf8");
+    const bin = path.join(dir, "..", "..", "node_modules", PACKAGE_NAME, "bin");
+    await fs.promises.writeFile(path.join(dir, "Pulumi.yaml"), yaml.replaceAll(`./node_modules/${PACKAGE_NAME}/bin`, bin));
+    return dir;
+  }
   const ts = await import("typescript");
   const indexTs = path.join(dir, "index.ts");
   const output = ts.transpileModule(await fs.promises.readFile(indexTs, "utf8"), {
@@ -149,6 +159,7 @@ async function packBuilt(repoRoot: string, log: (line: string) => void): Promise
     const tsc = require.resolve("typescript/bin/tsc", { paths: [repoRoot] });
     await execFileAsync(process.execPath, [tsc, "-p", path.join(repoRoot, "tsconfig.build.json"), "--outDir", path.join(pkg, "dist")], { cwd: repoRoot, maxBuffer: 16 * 1024 * 1024 });
     for (const file of ["package.json", "README.md", "schema.json"]) await fs.promises.copyFile(path.join(repoRoot, file), path.join(pkg, file));
+    await fs.promises.cp(path.join(repoRoot, "bin"), path.join(pkg, "bin"), { recursive: true });
     const out = path.join(stage, "out");
     await fs.promises.mkdir(out);
     await npmPack(pkg, out);

@@ -20,7 +20,7 @@ import { EnvironmentsClient } from "../../sdk/client";
 import { isNotFound } from "../../sdk/errors";
 import { startTestEmulator, TEST_KEY, type TestEmulator } from "../support/emulator";
 import type { EmulatorOptions } from "../../emulator/server";
-import { ENGINE_BUILD_TIMEOUT_MS, pulumiCommand, pulumiEngine, repoRoot, type PulumiEngine } from "./engine";
+import { ENGINE_BUILD_TIMEOUT_MS, pulumiCommand, pulumiEngine, pythonVenvBinDir, repoRoot, type PulumiEngine } from "./engine";
 
 const execFileAsync = promisify(execFile);
 
@@ -33,18 +33,31 @@ export interface E2E {
   emulator: TestEmulator;
   /** A client of the emulator with the test key. */
   client: EnvironmentsClient;
+  /** The installed package's bin dir, holding the plugin's launcher `pulumi-resource-gemini-environments`. */
+  pluginBinDir: string;
   /**
    * A stack of the program in `dir`. `credentials: "env"` (default) passes the key and base URL as
    * GOOGLE_API_KEY / GOOGLE_GEMINI_BASE_URL; `"config"` sets `gemini-environments:apiKey` (secret) and
-   * `:baseUrl` in the stack config instead, and keeps them out of the environment.
+   * `:baseUrl` in the stack config instead, and keeps them out of the environment; `"none"` gives
+   * neither (the program configures an explicit provider).
    */
-  stack(dir: string, stackName: string, options?: { credentials?: "env" | "config"; config?: Record<string, string> }): Promise<Stack>;
+  stack(dir: string, stackName: string, options?: StackOptions): Promise<Stack>;
   /** Runs one operation, collecting its output into the error when it fails; returns result and output. */
   run<T>(stack: Stack, operation: (stack: Stack, onOutput: (out: string) => void) => Promise<T>): Promise<T & { output: string }>;
   /** Runs the engine's `pulumi` CLI in `dir` with the fixture's environment (plus `env`); returns stdout. */
   pulumi(args: string[], dir: string, env?: Record<string, string>): Promise<string>;
   /** The emulator requests made while `body` runs, as `METHOD /path` lines. */
   requestsDuring(body: () => Promise<unknown>): Promise<string[]>;
+}
+
+export interface StackOptions {
+  credentials?: "env" | "config" | "none";
+  /** Plain stack config values. */
+  config?: Record<string, string>;
+  /** Secret stack config values. */
+  secrets?: Record<string, string>;
+  /** A Python program: the venv of scripts/python-venv first on PATH (its language host runs `python3`). */
+  python?: boolean;
 }
 
 /** The fixture for one test file: call at the top of a describe block; the returned getter works inside tests. */
@@ -66,15 +79,18 @@ export function useE2E(options: { emulator?: Partial<EmulatorOptions> } = {}): (
       workspace,
       emulator,
       client,
+      pluginBinDir: path.join(workspace.root, "node_modules", "pulumi-gemini-environments", "bin"),
       async stack(dir, stackName, stackOptions = {}) {
         const env = { ...engine.env };
-        if (stackOptions.credentials !== "config") Object.assign(env, { GOOGLE_API_KEY: TEST_KEY, GOOGLE_GEMINI_BASE_URL: emulator.url });
+        if (stackOptions.python) env.PATH = [await pythonVenvBinDir(), env.PATH].join(path.delimiter);
+        if (stackOptions.credentials === undefined || stackOptions.credentials === "env") Object.assign(env, { GOOGLE_API_KEY: TEST_KEY, GOOGLE_GEMINI_BASE_URL: emulator.url });
         const stack = await LocalWorkspace.createOrSelectStack({ stackName, workDir: dir }, { envVars: env, pulumiCommand: command });
         if (stackOptions.credentials === "config") {
           await stack.setConfig("gemini-environments:apiKey", { value: TEST_KEY, secret: true });
           await stack.setConfig("gemini-environments:baseUrl", { value: emulator.url });
         }
         for (const [key, value] of Object.entries(stackOptions.config ?? {})) await stack.setConfig(key, { value });
+        for (const [key, value] of Object.entries(stackOptions.secrets ?? {})) await stack.setConfig(key, { value, secret: true });
         return stack;
       },
       async run(stack, operation) {
@@ -125,6 +141,14 @@ export function useE2E(options: { emulator?: Partial<EmulatorOptions> } = {}): (
 /** A JavaScript program: `body` runs after `const pulumi = require("@pulumi/pulumi")` and `const genv = require("pulumi-gemini-environments")`. */
 export function program(body: string): Record<string, string> {
   return { "index.js": `"use strict";\nconst pulumi = require("@pulumi/pulumi");\nconst genv = require("pulumi-gemini-environments");\n${body}\n` };
+}
+
+/**
+ * `Pulumi.yaml` of a program whose `gemini-environments` resources the plugin serves, found at
+ * `pluginBinDir` without a download; `runtime` as Pulumi.yaml writes it (default a JavaScript program).
+ */
+export function pluginProject(name: string, pluginBinDir: string, runtime = "runtime:\n  name: nodejs\n  options:\n    typescript: false"): string {
+  return `name: ${name}\n${runtime}\nplugins:\n  providers:\n    - name: gemini-environments\n      path: ${pluginBinDir}\n`;
 }
 
 /** The ids of every environment the test key can see. */

@@ -7,15 +7,19 @@
 // PATH prefixed by the bin dir, no update check, a fresh PULUMI_HOME, a passphrase secrets provider and a
 // fresh file:// backend in PULUMI_BACKEND_URL. Pass `env` as `envVars` to LocalWorkspace and
 // `await pulumiCommand(binDir)` as its `pulumiCommand`.
+import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { promisify } from "node:util";
 
 import { ENGINE_BUILD_TIMEOUT_MS, ensurePulumiEngine, localPulumiEnv, pulumiCommand } from "../../cli/commands/_pulumi-engine";
 
 export { ENGINE_BUILD_TIMEOUT_MS, pulumiCommand };
 
 export const repoRoot = path.resolve(__dirname, "..", "..");
+
+const execFileAsync = promisify(execFile);
 
 export interface PulumiEngine {
   /** Absolute path of the dir holding pulumi, pulumi-language-nodejs and pulumi-resource-pulumi-nodejs. */
@@ -35,6 +39,17 @@ let binDirPromise: Promise<string> | undefined;
 export function pulumiEngineBinDir(): Promise<string> {
   binDirPromise ??= ensurePulumiEngine(repoRoot);
   return binDirPromise;
+}
+
+let pythonBinDirPromise: Promise<string> | undefined;
+
+/**
+ * The bin dir of a venv with the `pulumi` Python package (scripts/python-venv, cached outside the
+ * repo), to put first on PATH for Python programs; at most once per module instance.
+ */
+export function pythonVenvBinDir(): Promise<string> {
+  pythonBinDirPromise ??= execFileAsync(path.join(repoRoot, "scripts", "python-venv"), [], { cwd: repoRoot }).then(({ stdout }) => stdout.trim().split("\n").pop()!);
+  return pythonBinDirPromise;
 }
 
 export async function pulumiEngine(): Promise<PulumiEngine> {

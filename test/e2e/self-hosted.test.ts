@@ -3,7 +3,7 @@
 // although GetEnvironment never returns it, and readable with `pulumi stack output --show-secrets`.
 import type { Stack } from "@pulumi/pulumi/automation";
 
-import { E2E_TEST_TIMEOUT_MS, program, useE2E } from "./_workspace";
+import { E2E_TEST_TIMEOUT_MS, listIds, pluginProject, program, useE2E } from "./_workspace";
 
 const PROGRAM = program(`
 const env = new genv.Environment("daemon", {
@@ -86,5 +86,55 @@ describe("a self_hosted Environment's key (real engine)", () => {
   test("destroy deletes it", async () => {
     const destroy = await e2e().run(stack, (s, onOutput) => s.destroy({ onOutput }));
     expect(destroy.summary.resourceChanges).toEqual({ delete: 2 });
+  }, E2E_TEST_TIMEOUT_MS);
+});
+
+// The same through the native plugin, from Pulumi YAML: no additionalSecretOutputs on the program's
+// side, so the key is secret because the plugin marks it so (its core's secret computed output).
+const YAML_PROGRAM = `
+resources:
+  daemon:
+    type: gemini-environments:index:Environment
+    properties:
+      mode: self_hosted
+      systemInstruction: Answer in one line.
+      customConfig:
+        pool: gpu
+  plain:
+    type: gemini-environments:index:Environment
+    properties:
+      mode: on_demand
+outputs:
+  environmentId: \${daemon.id}
+  environmentKey: \${daemon.environmentKey}
+`;
+
+describe("a self_hosted Environment's key through the plugin (Pulumi YAML, real engine)", () => {
+  const e2e = useE2E();
+
+  test("up: the key is a secret output and encrypted in state; refresh keeps it; mode on_demand declared previews no change; destroy", async () => {
+    const dir = await e2e().workspace.addProgram(
+      "self-hosted-yaml",
+      { "index.js": "" },
+      `${pluginProject("self-hosted-yaml", e2e().pluginBinDir, "runtime: yaml")}${YAML_PROGRAM}`,
+    );
+    const stack = await e2e().stack(dir, "self-hosted-yaml");
+    const up = await e2e().run(stack, (s, onOutput) => s.up({ onOutput }));
+    const key = up.outputs.environmentKey.value;
+    expect(key).toMatch(/^envkey_[A-Za-z0-9_-]{43}$/);
+    expect(up.outputs.environmentKey.secret).toBe(true);
+    expect(up.output).not.toContain(key);
+    expect(await e2e().client.get(up.outputs.environmentId.value)).toMatchObject({ mode: "self_hosted", custom_config: { pool: "gpu" } });
+
+    const exported = () => e2e().pulumi(["stack", "export", "--stack", stack.name], dir);
+    expect(await exported()).not.toContain(key);
+    await e2e().run(stack, (s, onOutput) => s.refresh({ onOutput }));
+    expect(await exported()).not.toContain(key);
+    expect((await stack.outputs()).environmentKey).toEqual({ value: key, secret: true });
+
+    const preview = await e2e().run(stack, (s, onOutput) => s.preview({ onOutput, diff: true }));
+    expect(preview.changeSummary).toEqual({ same: 3 });
+    await e2e().run(stack, (s, onOutput) => s.destroy({ onOutput }));
+    expect(await listIds(e2e().client)).toEqual([]);
   }, E2E_TEST_TIMEOUT_MS);
 });

@@ -1,0 +1,201 @@
+/**
+ * The Environment resource's core (resource-core.ts): check, diff, create, read, update and delete,
+ * called by the dynamic provider (environment-provider.ts) and the plugin (plugin/provider.ts).
+ *
+ * Expired environments: `read` (refresh) keeps an expired environment in state with
+ * `status: "expired"`, and `diff` then replaces it, so the next `up` creates a fresh one and
+ * deletes the expired one — nothing is dropped from state while it still exists on the server.
+ *
+ * Self-hosted environments: `mode` omitted means its `absent` value (`on_demand`), so declaring the
+ * default is no change; `environmentKey` comes in the create response only (meta `once`), and
+ * `read` keeps the state's value.
+ */
+import type { EnvironmentsClient } from "../sdk/client";
+import { createEnvironmentConverging } from "../sdk/converge";
+import { isNotFound } from "../sdk/errors";
+import { CreateEnvironmentRequest, Source, type Environment } from "../sdk/schemas";
+import { validationIssues } from "../sdk/validation";
+import { hooksCheckFailures } from "./hooks-check";
+import { containsUnknown, EnvironmentComputed, EnvironmentInputs, type EnvironmentOutputs } from "./environment-inputs";
+import { propertyChanges, type ChangeKind } from "./property-diff";
+import { addChanges, type CheckFailure, type ResourceCore, type ResourceDiff } from "./resource-core";
+import { isNumber, isOptional, propertiesOf, propertyMeta, wireNames } from "./resource-schema";
+
+// ---------------------------------------------------------------------------------------------
+// Properties, from their schemas (environment-inputs.ts)
+// ---------------------------------------------------------------------------------------------
+
+type InputProperty = keyof EnvironmentInputs;
+const INPUTS = propertiesOf(EnvironmentInputs);
+const OUTPUTS = propertiesOf(EnvironmentComputed);
+const { toInput: WIRE_TO_INPUT } = wireNames(EnvironmentInputs);
+/** Inputs only a `self_hosted` environment takes (sdk/schemas.ts checks them against `mode`). */
+const SELF_HOSTED_ONLY = ["systemInstruction", "customConfig"] as const;
+/** What adopt compares between the existing environment and the declared inputs. */
+const ADOPT_COMPARED = ["sources", "network", "mode", "systemInstruction", "customConfig"] as const;
+
+// ---------------------------------------------------------------------------------------------
+// The core
+// ---------------------------------------------------------------------------------------------
+
+export const environmentCore: ResourceCore<EnvironmentInputs, EnvironmentOutputs> = {
+  name: "Environment",
+  secretProperties: [...INPUTS, ...OUTPUTS].filter(([, { secret }]) => secret).map(([property]) => property),
+  inputProperties: INPUTS.map(([property]) => property),
+
+  check(_olds, news) {
+    const failures: CheckFailure[] = [];
+    const fail = (path: string, message: string) => {
+      const property = path.split(/[.[]/)[0];
+      failures.push({ property, reason: path ? `${path}: ${message}` : message });
+    };
+
+    // Properties sent to the API are checked as the API's request; the others with their own schema.
+    const request: Record<string, unknown> = {};
+    for (const [property, { wire }, schema] of INPUTS) {
+      const value = news[property];
+      if (value === undefined || containsUnknown(value)) continue;
+      if (wire !== undefined) {
+        request[wire] = value;
+      } else {
+        const parsed = schema.safeParse(value);
+        if (!parsed.success) for (const issue of validationIssues(parsed.error, [property])) fail(issue.path, issue.message);
+      }
+    }
+    if (news.sources !== undefined && containsUnknown(news.sources) && Array.isArray(news.sources)) {
+      // Some sources are not known until apply: check the known ones on their own.
+      news.sources.forEach((source, index) => {
+        if (containsUnknown(source)) return;
+        const parsed = Source.safeParse(source);
+        if (!parsed.success) for (const issue of validationIssues(parsed.error, ["sources", index])) fail(issue.path, issue.message);
+      });
+    }
+    // mode decides whether the self-hosted fields are allowed: they are checked once it is known.
+    if (containsUnknown(news.mode)) for (const property of SELF_HOSTED_ONLY) delete request[propertyMeta(EnvironmentInputs.shape[property]).wire as string];
+    const parsed = CreateEnvironmentRequest.safeParse(request);
+    if (!parsed.success) {
+      for (const issue of validationIssues(parsed.error)) {
+        const message = Object.entries(WIRE_TO_INPUT).reduce((text, [wire, property]) => text.replaceAll(wire, property), issue.message);
+        fail(issue.path.replace(/^[a-z_]+/, (key) => WIRE_TO_INPUT[key] ?? key), message);
+      }
+    }
+    // The hooks linter over an inline .agents/hooks.json (provider/hooks-check.ts).
+    failures.push(...hooksCheckFailures(news.sources, news.network));
+    if (news.adopt !== undefined && news.fromEnvironment !== undefined) {
+      fail("adopt", "cannot be combined with fromEnvironment: adopt takes an existing environment as it is");
+    }
+    return { inputs: news, failures };
+  },
+
+  diff(olds, news) {
+    const diff: ResourceDiff = { changes: new Map(), deleteBeforeReplace: false };
+    for (const [property, { change, absent }] of INPUTS) {
+      if (change === undefined) continue;
+      // An omitted input means its `absent` value (mode: on_demand): declaring that is no change.
+      const [old, now] = [olds[property] ?? absent, news[property] ?? absent];
+      addChanges(diff, propertyChanges(old, now, property), { replace: change === "replace", input: true });
+    }
+    if (olds.status === "expired") diff.changes.set("status", { kind: "update", replace: true, input: false });
+    return diff;
+  },
+
+  async create(client, inputs) {
+    if (inputs.adopt !== undefined) return adoptExisting(client, inputs, inputs.adopt);
+    const request: Record<string, unknown> = {};
+    for (const [property, { wire }] of INPUTS) if (wire !== undefined) request[wire] = inputs[property];
+    // A create whose answer is lost (a reset, a timeout, a 5xx) is found again rather than made twice:
+    // sdk/converge.ts says how, and what it relies on.
+    const { environment } = await createEnvironmentConverging(client, request as CreateEnvironmentRequest);
+    // The create response is the only one that carries a self_hosted environment's key.
+    return { id: environment.id, outs: outputsOf(environment, inputs) };
+  },
+
+  async read(client, id, props) {
+    try {
+      const environment = await client.get(id);
+      // Refresh keeps the inputs in state; an import (no state) takes them from the API's answer.
+      const inputs = props === undefined || Object.keys(props).length === 0 ? importedInputs(environment) : inputsOf(props);
+      // Get never returns the key: outputsOf keeps the one captured at create (`props`).
+      return { id, outs: outputsOf(environment, inputs, props), inputs };
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  },
+
+  async update(_client, id) {
+    // The API cannot change an environment in place, and diff always asks for a replacement.
+    throw new Error(`Environment ${id}: the Environments API has no update; a changed input must replace the environment (please report this)`);
+  },
+
+  async delete(client, id) {
+    try {
+      await client.delete(id);
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+  },
+};
+
+/** Takes an existing environment under management after checking it holds what is declared. */
+async function adoptExisting(client: EnvironmentsClient, inputs: EnvironmentInputs, adoptId: string) {
+  const environment = await client.get(adoptId);
+  if (environment.status === "expired") {
+    throw new Error(`adopt: environment ${environment.id} is expired; remove adopt to create a new environment`);
+  }
+  const differences = new Map<string, ChangeKind>();
+  for (const property of ADOPT_COMPARED) {
+    const { wire, absent } = propertyMeta(EnvironmentInputs.shape[property]);
+    propertyChanges((environment as Record<string, unknown>)[wire ?? property] ?? absent, inputs[property] ?? absent, property, differences);
+  }
+  if (differences.size > 0) {
+    throw new Error(
+      `adopt: environment ${environment.id} does not hold what is declared; it differs at ${[...differences.keys()].join(", ")}. ` +
+        `Declare its sources, network and mode exactly as created (\`genv env get ${environment.id}\` shows them), then run up again.`,
+    );
+  }
+  return { id: environment.id, outs: outputsOf(environment, inputs) };
+}
+
+/** The input properties among `props` (the state's outputs hold the inputs). */
+function inputsOf(props: Partial<EnvironmentOutputs>): EnvironmentInputs {
+  const inputs: Record<string, unknown> = {};
+  for (const [property] of INPUTS) if (props[property as InputProperty] !== undefined) inputs[property] = props[property as InputProperty];
+  return inputs as EnvironmentInputs;
+}
+
+/**
+ * The inputs that declare an environment read by id alone (`pulumi import`): the wire fields the API
+ * echoes (but for the defaults it fills in), each source with only the fields a Source has, so that a
+ * program declaring exactly these previews no change.
+ */
+function importedInputs(environment: Environment): EnvironmentInputs {
+  const inputs: Record<string, unknown> = {};
+  for (const [property, { wire, absent }] of INPUTS) {
+    const value = wire === undefined ? undefined : (environment as Record<string, unknown>)[wire];
+    // The API echoes its defaults (mode: on_demand): an input left out means the same, and reads better.
+    if (value !== undefined && value !== absent) inputs[property] = value;
+  }
+  if (Array.isArray(inputs.sources)) {
+    const fields = Object.keys(Source.shape) as Array<keyof Source>;
+    inputs.sources = (inputs.sources as Array<Record<string, unknown>>).map((source) =>
+      Object.fromEntries(fields.filter((field) => source[field] !== undefined).map((field) => [field, source[field]])),
+    );
+  }
+  return inputs as EnvironmentInputs;
+}
+
+/** The outputs: the API's answer, the inputs, and from `previous` (the state) what only create returns. */
+function outputsOf(environment: Environment, inputs: EnvironmentInputs, previous?: Partial<EnvironmentOutputs>): EnvironmentOutputs {
+  const outputs: Record<string, unknown> = {};
+  for (const [property, { wire, absent, once }, schema] of OUTPUTS) {
+    let value = (environment as Record<string, unknown>)[wire ?? property];
+    if (value === undefined && once) value = previous?.[property as keyof EnvironmentOutputs];
+    // An optional output the answer leaves out stays out (environmentKey of an on_demand environment).
+    if (value === undefined && absent === undefined && isOptional(schema)) continue;
+    // int64 values are decimal strings on the wire.
+    outputs[property] = value === undefined ? (absent ?? (isNumber(schema) ? 0 : "")) : isNumber(schema) ? Number(value) : value;
+  }
+  for (const [property, value] of Object.entries(inputsOf(inputs))) outputs[property] = value;
+  return outputs as unknown as EnvironmentOutputs;
+}

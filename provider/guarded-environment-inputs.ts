@@ -1,0 +1,48 @@
+/**
+ * The GuardedEnvironment component's properties as every language declares them (schema.json, and
+ * the plugin's `construct`, which checks them with these schemas): the hooks as a plain bundle, the
+ * network, more sources, acknowledged warnings; outputs the Environment's id and state. TypeScript
+ * programs pass a `HookBundle` and a `NetworkPolicy` instead (guarded-environment.ts).
+ */
+import { z } from "zod";
+import { LINT_CODES } from "../hooks/lint";
+import { HooksConfig } from "../hooks/schema";
+import { Network, Source } from "../sdk/schemas";
+
+export const HookBundleInput = z
+  .object({
+    config: HooksConfig.meta({ description: "The `.agents/hooks.json` content: named groups, in the order they run." }),
+    scripts: z
+      .record(z.string(), z.string())
+      .optional()
+      .meta({ description: "Scripts by name, each shipped at `.agents/hooks-scripts/<name>` (their text). Every script a command runs must be here." }),
+    providedScripts: z
+      .array(z.string())
+      .optional()
+      .meta({ description: "Absolute sandbox paths of scripts that other sources ship, which commands may run without the bundle holding them." }),
+  })
+  .meta({ description: "A hooks config and the scripts it runs, shipped as inline sources." });
+export type HookBundleInput = z.infer<typeof HookBundleInput>;
+
+export const GuardedEnvironmentInputs = z
+  .object({
+    hooks: HookBundleInput.meta({ description: "The hooks config and scripts, shipped as `.agents/hooks.json` and `.agents/hooks-scripts/*`." }),
+    network: Network.optional().meta({
+      description: "The egress policy (omitted: all egress allowed; the TypeScript component asks for it explicitly); HTTP hooks need their hosts allowed.",
+    }),
+    sources: z.array(Source).optional().meta({ description: "More sources after the bundle's, e.g. the workspace the agent works on." }),
+    acknowledgedWarnings: z
+      .array(z.enum(LINT_CODES))
+      .optional()
+      .meta({ description: "Linter warning codes reviewed and accepted, not reported again (errors cannot be acknowledged)." }),
+  })
+  .meta({
+    description: "An Environment whose hooks (`.agents/hooks.json` and its scripts) and egress policy are declared together; the hooks linter stops the preview on errors.",
+  });
+
+export const GuardedEnvironmentOutputs = z.object({
+  environmentId: z.string().meta({ description: "The Environment's id, e.g. `env_abc123`." }),
+  status: z.string().meta({ description: "`active` or `expired`." }),
+  fileCount: z.number().int().meta({ description: "Number of files in the environment." }),
+  sizeBytes: z.number().int().meta({ description: "Total size of the environment's files, in bytes." }),
+});

@@ -1,0 +1,108 @@
+/**
+ * The resources as the plugin serves them, for TypeScript programs: `gemini-environments:index:*`
+ * custom resources (and a remote component) instead of dynamic ones, with the same arguments.
+ *
+ * ```ts
+ * import { plugin } from "pulumi-gemini-environments";
+ * const env = new plugin.Environment("agent", { sources: [{ type: "inline", target: "a.txt", content: "a" }] });
+ * ```
+ *
+ * What the plugin adds over the dynamic provider: `pulumi import`, previews with per-property diffs
+ * (replace or update), and an explicit provider resource (`new plugin.Provider("p", { apiKey, baseUrl })`).
+ * What it needs: the plugin found by the engine (README, "From any Pulumi language").
+ */
+import * as pulumi from "@pulumi/pulumi";
+import type { LintCode } from "../hooks/lint";
+import { credentialRegistration, type CredentialArgs } from "./credential";
+import type { CredentialOutputs } from "./credential-inputs";
+import { ENVIRONMENT_COMPUTED, environmentOptions, type EnvironmentArgs, type EnvironmentResource, type NetworkArgs, type SourceArgs } from "./environment";
+import type { EnvironmentOutputs } from "./environment-inputs";
+import type { OutputsOf } from "./resource-schema";
+import { GUARDED_ENVIRONMENT_TYPE } from "./guarded-environment";
+import type { HookBundleInput } from "./guarded-environment-inputs";
+import type { HookBundle } from "./hook-bundle";
+import { NetworkPolicy } from "./network-policy";
+
+const PACKAGE = "gemini-environments";
+
+/** The provider resource: what it leaves out comes from the stack's `gemini-environments:` config, then the environment. */
+export interface ProviderArgs {
+  /** API key; made secret in the state whatever its origin. */
+  apiKey?: pulumi.Input<string>;
+  /** Base URL of the Environments API, e.g. `http://127.0.0.1:8765` for `genv serve`. */
+  baseUrl?: pulumi.Input<string>;
+}
+
+export class Provider extends pulumi.ProviderResource {
+  constructor(name: string, args: ProviderArgs = {}, opts?: pulumi.ResourceOptions) {
+    super(PACKAGE, name, { ...args, ...(args.apiKey !== undefined && { apiKey: pulumi.secret(args.apiKey) }) }, opts);
+  }
+}
+
+export interface Environment extends OutputsOf<EnvironmentOutputs> {}
+
+export class Environment extends pulumi.CustomResource implements EnvironmentResource {
+  constructor(name: string, args: EnvironmentArgs = {}, opts?: pulumi.CustomResourceOptions) {
+    super(`${PACKAGE}:index:Environment`, name, { ...ENVIRONMENT_COMPUTED, ...(opts?.id === undefined ? args : {}) }, environmentOptions(opts));
+  }
+
+  /** A read-only view of an existing environment by id. */
+  static get(name: string, id: pulumi.Input<pulumi.ID>, opts?: pulumi.CustomResourceOptions): Environment {
+    return new Environment(name, {}, { ...opts, id });
+  }
+}
+
+export interface Credential extends OutputsOf<CredentialOutputs> {}
+
+export class Credential extends pulumi.CustomResource {
+  constructor(name: string, args: CredentialArgs, opts?: pulumi.CustomResourceOptions) {
+    const { props, options } = credentialRegistration(name, args, opts);
+    super(`${PACKAGE}:index:Credential`, name, props, options);
+  }
+}
+
+/** The GuardedEnvironment component as the plugin's `construct` builds it (schema.json's inputs). */
+export interface GuardedEnvironmentArgs {
+  /** The hooks config and its scripts (text), as a `HookBundle` or in the schema's shape. */
+  hooks: HookBundle | HookBundleInput;
+  network?: NetworkPolicy | pulumi.Input<NetworkArgs>;
+  sources?: pulumi.Input<SourceArgs>[];
+  acknowledgedWarnings?: LintCode[];
+}
+
+/** `GuardedEnvironment` run by the plugin (a remote component): its child Environment is a plugin resource too. */
+export class GuardedEnvironment extends pulumi.ComponentResource {
+  declare readonly environmentId: pulumi.Output<string>;
+  declare readonly status: pulumi.Output<string>;
+  declare readonly fileCount: pulumi.Output<number>;
+  declare readonly sizeBytes: pulumi.Output<number>;
+
+  constructor(name: string, args: GuardedEnvironmentArgs, opts?: pulumi.ComponentResourceOptions) {
+    const network = args.network instanceof NetworkPolicy ? args.network.toNetworkArgs() : args.network;
+    const props = {
+      hooks: hooksInput(args.hooks),
+      ...(network !== undefined && { network }),
+      ...(args.sources !== undefined && { sources: args.sources }),
+      ...(args.acknowledgedWarnings !== undefined && { acknowledgedWarnings: args.acknowledgedWarnings }),
+      environmentId: undefined,
+      status: undefined,
+      fileCount: undefined,
+      sizeBytes: undefined,
+    };
+    super(GUARDED_ENVIRONMENT_TYPE, name, props, opts, true);
+  }
+}
+
+/** A bundle in the schema's shape: the config, and each inline script's text (`.agents/hooks-scripts/<name>`). */
+function hooksInput(hooks: GuardedEnvironmentArgs["hooks"]) {
+  if (!("sources" in hooks)) return hooks;
+  if (!hooks.writableByAgent) throw new TypeError("plugin.GuardedEnvironment: hooks from a repository are not supported by the plugin's component yet; use the TypeScript GuardedEnvironment");
+  const scripts: Record<string, string> = {};
+  for (const source of hooks.sources) {
+    if (source.target?.startsWith(".agents/hooks-scripts/") && source.content !== undefined) {
+      if (source.encoding === "base64") throw new TypeError(`plugin.GuardedEnvironment: script ${source.target} is binary; the plugin's component takes text scripts`);
+      scripts[source.target.slice(".agents/hooks-scripts/".length)] = source.content;
+    }
+  }
+  return { config: hooks.config, scripts };
+}

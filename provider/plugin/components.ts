@@ -1,0 +1,62 @@
+/**
+ * The plugin's `construct`: component resources for every language, built by the same classes a
+ * TypeScript program uses. `GuardedEnvironment` is the TypeScript component with its child
+ * Environment served by the plugin (a dynamic resource cannot be serialized from here).
+ *
+ * Loaded on the first `construct` only: it needs all of `@pulumi/pulumi`.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import type { ConstructResult } from "@pulumi/pulumi/provider";
+import type { EnvironmentArgs, EnvironmentResource } from "../environment";
+import { GUARDED_ENVIRONMENT_TYPE, GuardedEnvironment } from "../guarded-environment";
+import { HookBundleInput } from "../guarded-environment-inputs";
+import { HookBundle } from "../hook-bundle";
+import { validationIssues } from "../../sdk/validation";
+import { Environment } from "../plugin-resources";
+
+class PluginGuardedEnvironment extends GuardedEnvironment {
+  protected override createEnvironment(name: string, args: EnvironmentArgs, opts: pulumi.CustomResourceOptions): EnvironmentResource {
+    return new Environment(name, args, opts);
+  }
+}
+
+export async function construct(name: string, type: string, inputs: pulumi.Inputs, options: pulumi.ComponentResourceOptions): Promise<ConstructResult> {
+  if (type !== GUARDED_ENVIRONMENT_TYPE) throw new Error(`unknown component type ${type} (this provider builds ${GUARDED_ENVIRONMENT_TYPE})`);
+  // The hooks as the schema declares them (guarded-environment-inputs.ts): each problem names its path.
+  const parsed = HookBundleInput.safeParse(known(inputs.hooks, "hooks"));
+  if (!parsed.success) {
+    const errors = validationIssues(parsed.error, ["hooks"]).map((issue) => ({ propertyPath: issue.path, reason: issue.message }));
+    throw new pulumi.InputPropertiesError({ message: `${GUARDED_ENVIRONMENT_TYPE} ${name}: invalid hooks`, errors });
+  }
+  const hooks = known(inputs.hooks, "hooks") as HookBundleInput;
+  const bundle = new HookBundle({
+    hooks: hooks.config,
+    scripts: Object.fromEntries(Object.entries(hooks.scripts ?? {}).map(([script, content]) => [script, { content }])),
+    providedScripts: hooks.providedScripts,
+  });
+  const component = new PluginGuardedEnvironment(
+    name,
+    {
+      hooks: bundle,
+      network: inputs.network,
+      sources: inputs.sources,
+      acknowledgedWarnings: known(inputs.acknowledgedWarnings, "acknowledgedWarnings") as never,
+    },
+    options,
+  );
+  return {
+    urn: component.urn,
+    state: { environmentId: component.environmentId, status: component.status, fileCount: component.fileCount, sizeBytes: component.sizeBytes },
+  };
+}
+
+/**
+ * A value the component needs while the program runs (the hooks are linted and serialized then): an
+ * output of another resource, or a secret, cannot be.
+ */
+function known(value: unknown, property: string): unknown {
+  if (pulumi.Output.isInstance(value)) {
+    throw new pulumi.InputPropertyError({ propertyPath: property, reason: "must be known when the program runs: plain values, not a secret nor another resource's output" });
+  }
+  return value;
+}

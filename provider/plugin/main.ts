@@ -1,0 +1,17 @@
+/**
+ * The native plugin `pulumi-resource-gemini-environments`: what `bin/pulumi-resource-gemini-environments`
+ * runs. The engine starts it with its address as the argument; `provider.main` serves the provider
+ * (provider.ts) over gRPC and prints the port, with the methods of `_server-gaps.ts` answered by us.
+ *
+ * Loads only `@pulumi/pulumi/provider` and the adapter here; the resource cores, zod and the HTTP
+ * client load on the first call that needs them.
+ */
+import { main } from "@pulumi/pulumi/provider";
+import { pluginProvider } from "./provider";
+import { serveWithGaps } from "./_server-gaps";
+
+const provider = pluginProvider();
+serveWithGaps(provider, () => main(provider, process.argv.slice(2))).catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,160 @@
+/**
+ * The resources as a native Pulumi provider: a thin adapter that hands each call to the resource's
+ * core by the type in its URN, served by `@pulumi/pulumi`'s `provider.main` (main.ts).
+ *
+ * Beyond `@pulumi/pulumi/provider`'s `Provider` interface it has `configure` (an explicit provider's
+ * `apiKey`/`baseUrl`), `checkConfig`, `diff` results with a `detailedDiff`, and `read` by id alone
+ * (`pulumi import`): `_server-gaps.ts` says why the server needs help to reach them.
+ *
+ * Cores load on first use, so that start-up loads only what serving needs (bench fleet measures it).
+ */
+import { promises as fs, readFileSync } from "node:fs";
+import * as path from "node:path";
+import type * as pulumi from "@pulumi/pulumi/provider";
+import { CONFIG_NAMESPACE, launchConfig, providerClient, setProviderConfig } from "../configuration";
+import type { PropertyChange, ResourceCore } from "../resource-core";
+import { conceal, reveal, secret, type Path } from "./_secrets";
+
+/** The package root: `dist/provider/plugin` → `.`, where package.json and schema.json are. */
+const PACKAGE_ROOT = path.resolve(__dirname, "..", "..", "..");
+
+/** A property's change as the engine's detailed diff spells it. */
+export type PropertyDiffKind = "add" | "addReplace" | "delete" | "deleteReplace" | "update" | "updateReplace";
+
+export interface DetailedDiffResult extends pulumi.DiffResult {
+  /** Every changed property path, with its kind and whether the old value is an input. */
+  readonly detailedDiff: Record<string, { kind: PropertyDiffKind; inputDiff: boolean }>;
+}
+
+export interface PluginProvider extends pulumi.Provider {
+  version: string;
+  configure(args: Record<string, unknown>): Promise<void>;
+  checkConfig(urn: string, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<pulumi.CheckResult>;
+  diff(id: string, urn: string, olds: unknown, news: unknown, oldInputs?: unknown): Promise<DetailedDiffResult>;
+  /** `props` (and `inputs`) are undefined on import: the result then holds the inputs, read from the API. */
+  read(id: string, urn: string, props?: unknown, inputs?: unknown): Promise<pulumi.ReadResult>;
+  update(id: string, urn: string, olds: unknown, news: unknown, oldInputs?: unknown): Promise<pulumi.UpdateResult>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Resource types → cores, loaded on first use
+// ---------------------------------------------------------------------------------------------
+
+type AnyCore = ResourceCore<object, object>;
+
+const CORES: Record<string, () => AnyCore> = {
+  [`${CONFIG_NAMESPACE}:index:Environment`]: () => (require("../environment-core") as typeof import("../environment-core")).environmentCore as unknown as AnyCore,
+  [`${CONFIG_NAMESPACE}:index:Credential`]: () => (require("../credential-core") as typeof import("../credential-core")).credentialCore as unknown as AnyCore,
+};
+
+/** Loads every module a call may load (scripts/pack-plugin traces what the plugin needs this way). */
+export function loadEverything(): void {
+  for (const load of Object.values(CORES)) load();
+  require("../../sdk/client");
+  require("./components");
+}
+
+/** The core of the resource type in `urn` (`urn:pulumi:stack::project::parent$gemini-environments:index:Environment::name`). */
+function coreOf(urn: string): AnyCore {
+  const type = urn.split("::")[2]?.split("$").pop() ?? "";
+  const load = CORES[type];
+  if (!load) throw new Error(`unknown resource type ${type} (this provider serves ${Object.keys(CORES).join(", ")})`);
+  return load();
+}
+
+// ---------------------------------------------------------------------------------------------
+// The adapter
+// ---------------------------------------------------------------------------------------------
+
+export function pluginProvider(): PluginProvider {
+  const version = (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }).version;
+  const atLaunch = launchConfig();
+  setProviderConfig({}, atLaunch);
+
+  /** Secret paths of the values, plus the type's always-secret properties. */
+  const secretPaths = (core: AnyCore, ...found: Path[][]): Path[] => [...found.flat(), ...core.secretProperties.map((property) => [property])];
+  /**
+   * The outputs the plugin returns: the computed ones only. The state keeps the inputs once, in its
+   * inputs (the engine sends them back as old inputs; every SDK falls back to an input for a property
+   * the outputs leave out), so an environment's sources are not stored twice.
+   */
+  const computed = (core: AnyCore, outs: object) =>
+    Object.fromEntries(Object.entries(outs).filter(([property]) => !core.inputProperties.includes(property)));
+  /** The old state as the core sees it: the old inputs with the computed outputs over them. */
+  const oldState = (olds: unknown, oldInputs: unknown) => reveal({ ...((oldInputs as object) ?? {}), ...((olds as object) ?? {}) });
+
+  return {
+    version,
+
+    getSchema: () => fs.readFile(path.join(PACKAGE_ROOT, "schema.json"), "utf8"),
+
+    async configure(args) {
+      const { plain } = reveal(args) as { plain: Record<string, unknown> };
+      const text = (value: unknown) => (typeof value === "string" && value !== "" ? value : undefined);
+      setProviderConfig({ apiKey: text(plain.apiKey), baseUrl: text(plain.baseUrl) }, atLaunch);
+    },
+
+    /** An explicit provider's inputs: `apiKey` made secret whatever its origin, `baseUrl` a URL. */
+    async checkConfig(_urn, _olds, news) {
+      const failures: pulumi.CheckFailure[] = [];
+      const { plain } = reveal(news) as { plain: Record<string, unknown> };
+      if (typeof plain.baseUrl === "string" && !/^https?:\/\/[^\s/]+/.test(plain.baseUrl)) {
+        failures.push({ property: "baseUrl", reason: `baseUrl: ${JSON.stringify(plain.baseUrl)} is not an http(s) URL, e.g. http://127.0.0.1:8765` });
+      }
+      const inputs = plain.apiKey === undefined ? news : { ...news, apiKey: secret(plain.apiKey) };
+      return { inputs, failures };
+    },
+
+    async check(urn, olds, news) {
+      const core = coreOf(urn);
+      const revealed = reveal(news);
+      const result = core.check(reveal(olds ?? {}).plain as object, revealed.plain as object);
+      return { inputs: conceal(result.inputs, secretPaths(core, revealed.secrets)), failures: result.failures };
+    },
+
+    async diff(_id, urn, olds, news, oldInputs) {
+      const core = coreOf(urn);
+      const diff = core.diff(oldState(olds, oldInputs).plain as object, reveal(news).plain as object);
+      const detailedDiff: DetailedDiffResult["detailedDiff"] = {};
+      for (const [property, change] of diff.changes) detailedDiff[property] = { kind: diffKind(change), inputDiff: change.input };
+      const replaces = [...new Set([...diff.changes].filter(([, change]) => change.replace).map(([property]) => property.split(/[.[]/)[0]))];
+      return { changes: diff.changes.size > 0, replaces, deleteBeforeReplace: diff.deleteBeforeReplace, detailedDiff };
+    },
+
+    async create(urn, inputs) {
+      const core = coreOf(urn);
+      const revealed = reveal(inputs);
+      const { id, outs } = await core.create(providerClient(), revealed.plain as object);
+      return { id, outs: conceal(computed(core, outs), secretPaths(core, revealed.secrets)) };
+    },
+
+    async read(id, urn, props, inputs) {
+      const core = coreOf(urn);
+      const revealed = props === undefined && inputs === undefined ? undefined : oldState(props, inputs);
+      const result = await core.read(providerClient(), id, revealed?.plain as object | undefined);
+      if (!result) return { id: "" };
+      const secrets = secretPaths(core, revealed?.secrets ?? []);
+      return { id: result.id, props: conceal(computed(core, result.outs), secrets), inputs: conceal(result.inputs, secrets) };
+    },
+
+    async update(id, urn, olds, news, oldInputs) {
+      const core = coreOf(urn);
+      const revealed = reveal(news);
+      const outs = await core.update(providerClient(), id, oldState(olds, oldInputs).plain as object, revealed.plain as object);
+      return { outs: conceal(computed(core, outs), secretPaths(core, revealed.secrets)) };
+    },
+
+    async delete(id, urn) {
+      await coreOf(urn).delete(providerClient(), id);
+    },
+
+    async construct(name, type, inputs, options) {
+      const { construct } = require("./components") as typeof import("./components");
+      return construct(name, type, inputs, options);
+    },
+  };
+}
+
+function diffKind(change: PropertyChange): PropertyDiffKind {
+  return change.replace ? `${change.kind}Replace` : change.kind;
+}

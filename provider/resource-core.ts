@@ -1,0 +1,87 @@
+/**
+ * The contract of a resource core: one module per resource (environment-core.ts, credential-core.ts)
+ * holds check, diff, create, read, update and delete over plain values — secrets unwrapped, values
+ * unknown during preview as `UNKNOWN` — and two thin adapters call it: the Node.js dynamic provider
+ * (environment-provider.ts, credential-provider.ts) and the native plugin (plugin/provider.ts).
+ *
+ * A core never imports `@pulumi/pulumi` (the plugin loads it lazily) and never reads configuration:
+ * the adapter hands it a client.
+ */
+import type { EnvironmentsClient } from "../sdk/client";
+import type { ChangeKind } from "./property-diff";
+
+/** A check failure: the top-level property, and a reason that starts with the full path (`sources[2].target: …`). */
+export interface CheckFailure {
+  property: string;
+  reason: string;
+}
+
+export interface CheckResult<Inputs> {
+  inputs: Inputs;
+  failures: CheckFailure[];
+}
+
+/** One changed property path and whether its change forces a replacement. */
+export interface PropertyChange {
+  kind: ChangeKind;
+  replace: boolean;
+  /** The old value is an input (compare with the old inputs), not a computed output such as `status`. */
+  input: boolean;
+}
+
+/** A diff: every changed path (`sources[1].content`, `token`), and how a replacement must proceed. */
+export interface ResourceDiff {
+  changes: Map<string, PropertyChange>;
+  deleteBeforeReplace: boolean;
+}
+
+export interface ReadResult<Inputs, Outputs> {
+  id: string;
+  outs: Outputs;
+  /** The inputs that give this state: the old ones on refresh, derived from the API's answer on import. */
+  inputs: Inputs;
+}
+
+export interface ResourceCore<Inputs extends object, Outputs extends Inputs> {
+  /** The type name in the package: `Environment` is `gemini-environments:index:Environment`. */
+  readonly name: string;
+  /** Properties whose values are secret whatever their origin (write-only on the API). */
+  readonly secretProperties: readonly string[];
+  /** The input properties (outputs repeat them for the dynamic provider; the plugin keeps them in the inputs only). */
+  readonly inputProperties: readonly string[];
+  check(olds: Partial<Inputs>, news: Inputs): CheckResult<Inputs>;
+  /** Local: never calls the API, so a no-op preview makes no request. */
+  diff(olds: Outputs, news: Inputs): ResourceDiff;
+  create(client: EnvironmentsClient, inputs: Inputs): Promise<{ id: string; outs: Outputs }>;
+  /** `props` are the state's outputs on refresh, absent on import; undefined when the resource is gone. */
+  read(client: EnvironmentsClient, id: string, props?: Partial<Outputs>): Promise<ReadResult<Inputs, Outputs> | undefined>;
+  update(client: EnvironmentsClient, id: string, olds: Outputs, news: Inputs): Promise<Outputs>;
+  /** Idempotent: a resource already gone is deleted. */
+  delete(client: EnvironmentsClient, id: string): Promise<void>;
+}
+
+/** The top-level properties whose change forces a replacement. */
+export function replacedProperties(diff: ResourceDiff): string[] {
+  const properties = new Set<string>();
+  for (const [path, change] of diff.changes) if (change.replace) properties.add(topLevelProperty(path));
+  return [...properties];
+}
+
+/** `sources[1].content` → `sources`. */
+export function topLevelProperty(path: string): string {
+  return path.split(/[.[]/)[0];
+}
+
+/** Records `propertyChanges`' paths in `diff` with one replace/input setting. */
+export function addChanges(diff: ResourceDiff, paths: Map<string, ChangeKind>, change: Omit<PropertyChange, "kind">): void {
+  for (const [path, kind] of paths) diff.changes.set(path, { kind, ...change });
+}
+
+/**
+ * A diff as a dynamic provider returns it. Dynamic providers have no detailed diff, so `replaces`
+ * carries the replacing property paths themselves (`sources[1].content`), which the preview names.
+ */
+export function dynamicDiffResult(diff: ResourceDiff): { changes: boolean; replaces: string[]; deleteBeforeReplace: boolean } {
+  const replaces = [...diff.changes].filter(([, change]) => change.replace).map(([path]) => path);
+  return { changes: diff.changes.size > 0, replaces, deleteBeforeReplace: diff.deleteBeforeReplace };
+}

@@ -1,0 +1,75 @@
+/**
+ * Resource properties are zod schemas whose `.meta` says, once per property, what the rest of the
+ * package derives: the description (schema.json, via `z.toJSONSchema`), the wire field (the
+ * camelCase ↔ snake_case mapping of create, read and check), what a change does (diff), whether the
+ * value is secret whatever its origin, and for a Credential the types that use it. The TypeScript
+ * types follow with `z.infer`, the resource classes' Args with `InputsOf`, their outputs with `OutputsOf`.
+ *
+ * ```ts
+ * fromEnvironment: z.string().optional().meta({ description: "…", wire: "from_environment", change: "replace" }),
+ * ```
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import type { z } from "zod";
+
+export interface PropertyMeta {
+  /** What the property is, for schema.json and every language's docs. */
+  description: string;
+  /** The API's field, e.g. `from_environment`; none for a property that is never sent (`adopt`). */
+  wire?: string;
+  /** What a change of this input does: `replace` the resource or `update` it in place; none: nothing. */
+  change?: "replace" | "update";
+  /** Secret whatever its origin: the API never returns it, and the state holds it encrypted. */
+  secret?: boolean;
+  /** Credential fields: the credential types that use it. */
+  types?: readonly string[];
+  /**
+   * An output's value when the API's answer leaves the field out (default: `""`, or 0 for a number;
+   * none for an optional output). For an input: the value an omitted input means (the API's
+   * default), so that declaring it is no change.
+   */
+  absent?: unknown;
+  /** An output the API returns in the create response only: read keeps the value from the state. */
+  once?: boolean;
+}
+
+/** The `.meta` of a property schema. */
+export function propertyMeta(schema: z.ZodType): PropertyMeta {
+  return (schema.meta() ?? { description: "" }) as PropertyMeta;
+}
+
+/** Each property of an object schema with its meta, in declared order. */
+export function propertiesOf<Shape extends z.ZodRawShape>(object: z.ZodObject<Shape>): Array<[keyof Shape & string, PropertyMeta, z.ZodType]> {
+  return Object.entries(object.shape).map(([name, schema]) => [name, propertyMeta(schema as z.ZodType), schema as z.ZodType]);
+}
+
+/** Input property ↔ wire field, for the properties that have one. */
+export function wireNames(object: z.ZodObject): { toWire: Record<string, string>; toInput: Record<string, string> } {
+  const toWire: Record<string, string> = {};
+  for (const [name, meta] of propertiesOf(object)) if (meta.wire !== undefined) toWire[name] = meta.wire;
+  return { toWire, toInput: Object.fromEntries(Object.entries(toWire).map(([name, wire]) => [wire, name])) };
+}
+
+/** Whether a property schema accepts undefined. */
+export function isOptional(schema: z.ZodType): boolean {
+  return schema.safeParse(undefined).success;
+}
+
+/** Whether a property schema (optional or not) is a number. */
+export function isNumber(schema: z.ZodType): boolean {
+  const def = (schema as unknown as { _zod: { def: { type: string; innerType?: z.ZodType } } })._zod.def;
+  return def.type === "number" || (def.innerType !== undefined && isNumber(def.innerType));
+}
+
+/** `T` with every value, however deep, allowed to be a `pulumi.Input`: a plain value, a promise or an output. */
+export type DeepInput<T> = T extends string | number | boolean | null | undefined
+  ? T
+  : T extends ReadonlyArray<infer Item>
+    ? Array<pulumi.Input<DeepInput<Item>>>
+    : { [K in keyof T]: pulumi.Input<DeepInput<T[K]>> };
+
+/** A resource's Args from its inputs: each property a `pulumi.Input`, all the way down. */
+export type InputsOf<T> = { [K in keyof T]: pulumi.Input<DeepInput<T[K]>> };
+
+/** A resource class's declared outputs: each property a `pulumi.Output`. */
+export type OutputsOf<T> = { readonly [K in keyof T]-?: pulumi.Output<T[K]> };
