@@ -1,32 +1,73 @@
 /**
- * The real Pulumi engine on examples/fleet with `count=50` against `genv serve` (its own process,
- * request log as JSON on stderr), compared with a plain script that sends the same 50
- * CreateEnvironment requests through the sdk at the engine's default parallelism (`--parallel`
- * defaults to 4 × GOMAXPROCS in Pulumi 3.248: 4 per CPU), and the same for delete. One run each:
- * a `pulumi up` of 50 takes seconds, and the engine's own start-up is shown separately (`up` of the
- * same program with `count=0`, and a no-op `preview` of the 50), with the API calls per resource of
- * up, no-op preview and refresh. An `up` of `count=1` adds the dynamic-provider host's start-up (a
- * Node.js process loading @pulumi/pulumi, about half a second), which `count=0` never launches. Runs from the repo after `npm run build` (npm run bench).
+ * `pulumi up` and `destroy` of 50 environments (examples/fleet's inputs: hooks.json, gate.py, a task
+ * file, no network) against `genv serve` (its own process, request log as JSON on stderr), in four
+ * variants side by side, alternating round by round so that all see the same machine:
+ *
+ * - **plugin**: the environments as `plugin.Environment`, served by the native plugin;
+ * - **dynamic**: the same as `Environment`, the Node.js dynamic provider;
+ * - **sdk**: a plain script sending the same 50 requests through the sdk at the engine's default
+ *   parallelism (`--parallel` is 4 × GOMAXPROCS in Pulumi 3.248);
+ * - **floor**: the engine's floor, 50 no-op resources with the same inputs through the same kind of
+ *   provider (a bare `provider.main` plugin whose create returns at once, no check, no diff);
+ * - **plugin, API stubbed**: the plugin against an HTTP stub that answers at once, so that its
+ *   difference from the floor is the provider's own cost, not the API's work (materializing trees).
+ *
+ * Goals: each provider within 1.05× the floor; the plugin's start-up (spawn to the port on stdout)
+ * within 150 ms of the bare provider's; the state of an environment no larger than its inputs once
+ * (the plugin's outputs hold the computed values only). Also printed: the API calls per resource of
+ * the plugin's up, no-op preview, refresh and destroy. Runs from the repo after `npm run build`.
  */
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { createPackedWorkspace } from "../cli/commands/_packed-workspace";
 import { ensurePulumiEngine, localPulumiEnv, pulumiCommand } from "../cli/commands/_pulumi-engine";
+import { group, command, hooksConfig } from "../hooks/builders";
+import { serializeHooks } from "../hooks/serialize";
 import { startServeProcess, type Comparison } from "./_measure";
 
 const execFileAsync = promisify(execFile);
 
 const COUNT = 50;
+const ROUNDS = Number(process.env.GENV_BENCH_FLEET_ROUNDS) > 0 ? Number(process.env.GENV_BENCH_FLEET_ROUNDS) : 5; // GENV_BENCH_FLEET_ROUNDS=… to change
+const STARTUP_RUNS = 11;
 /** Pulumi 3.248's default `--parallel`: `4 * GOMAXPROCS` (cmd/pulumi/operations/up.go, defaultParallel). */
 const ENGINE_PARALLEL = Number(process.env.PULUMI_PARALLEL) > 0 ? Number(process.env.PULUMI_PARALLEL) : 4 * (Number(process.env.GOMAXPROCS) || os.availableParallelism());
 
-/**
- * The baseline, run as its own Node process like any script: the requests from a JSON file, `parallel`
- * at a time; prints the created ids (create) or nothing (delete).
- */
+type Variant = "plugin" | "dynamic" | "floor" | "stubbed";
+const VARIANTS: Variant[] = ["floor", "plugin", "dynamic", "stubbed"];
+
+/** The fleet program of a variant: `count` resources (stack config) with the same inputs. */
+function fleetProgram(variant: Variant): string {
+  const make = {
+    plugin: `(name, args) => new genv.plugin.Environment(name, args)`,
+    stubbed: `(name, args) => new genv.plugin.Environment(name, args)`,
+    dynamic: `(name, args) => new genv.Environment(name, args)`,
+    floor: `(name, args) => new pulumi.CustomResource("fleetfloor:index:Thing", name, args)`,
+  }[variant];
+  return `"use strict";
+const pulumi = require("@pulumi/pulumi");
+const genv = require("pulumi-gemini-environments");
+const base = JSON.parse(require("node:fs").readFileSync(require("node:path").join(__dirname, "inputs.json"), "utf8"));
+const count = new pulumi.Config().getNumber("count") ?? 0;
+const make = ${make};
+const fleet = Array.from({ length: count }, (_, i) =>
+  make(\`agent-\${i}\`, { sources: [...base.sources, { type: "inline", target: "workspace/task.txt", content: \`task \${i}\\n\` }], network: "disabled" }),
+);
+exports.ids = fleet.map((resource) => resource.id);
+`;
+}
+
+/** The floor's provider: `provider.main` with a create that returns at once and a delete that does nothing. */
+const FLOOR_PROVIDER = (pulumiDir: string) => `"use strict";
+const { main } = require(${JSON.stringify(path.join(pulumiDir, "provider"))});
+let next = 0;
+main({ version: "0.0.1", async create() { return { id: \`thing-\${process.pid}-\${next++}\`, outs: {} }; }, async delete() {} }, process.argv.slice(2));
+`;
+
+/** The sdk baseline, run as its own Node process like any script: the requests from a JSON file, `parallel` at a time. */
 const SDK_SCRIPT = `"use strict";
 const fs = require("node:fs");
 const { EnvironmentsClient } = require(process.argv[2]);
@@ -60,13 +101,34 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
   });
   const scratch = await fs.mkdtemp(path.join(os.tmpdir(), "genv-bench-fleet-"));
   const workspace = await createPackedWorkspace({ repoRoot, build: false });
+  const cleanups: Array<() => Promise<void>> = [];
   try {
     const binDir = await ensurePulumiEngine(repoRoot);
-    await Promise.all(["home", "backend"].map((dir) => fs.mkdir(path.join(scratch, dir))));
+    await Promise.all(["home", "backend", "floor"].map((dir) => fs.mkdir(path.join(scratch, dir))));
     const env = { ...localPulumiEnv(binDir, path.join(scratch, "home"), path.join(scratch, "backend")), GOOGLE_API_KEY: server.key, GOOGLE_GEMINI_BASE_URL: server.url };
     const { LocalWorkspace } = await import("@pulumi/pulumi/automation");
-    const dir = await workspace.addExample("fleet");
-    const stack = await LocalWorkspace.createOrSelectStack({ stackName: "bench", workDir: dir }, { envVars: env, pulumiCommand: await pulumiCommand(binDir) });
+    const cli = await pulumiCommand(binDir);
+
+    // The programs, the inputs they share, and the floor's plugin.
+    const inputs = await fleetInputs(repoRoot);
+    const stub = await startApiStub();
+    cleanups.push(stub.close);
+    const pulumiDir = path.join(workspace.root, "node_modules", "@pulumi", "pulumi");
+    const floorLauncher = await writeFloorPlugin(path.join(scratch, "floor"), pulumiDir);
+    const pluginLauncher = path.join(workspace.root, "node_modules", "pulumi-gemini-environments", "bin", "pulumi-resource-gemini-environments");
+    const stacks = {} as Record<Variant, Awaited<ReturnType<typeof LocalWorkspace.createOrSelectStack>>>;
+    for (const variant of VARIANTS) {
+      const plugins: Record<Variant, string> = {
+        plugin: `plugins:\n  providers:\n    - name: gemini-environments\n      path: ${path.dirname(pluginLauncher)}\n`,
+        stubbed: `plugins:\n  providers:\n    - name: gemini-environments\n      path: ${path.dirname(pluginLauncher)}\n`,
+        floor: `plugins:\n  providers:\n    - name: fleetfloor\n      path: ${path.dirname(floorLauncher)}\n`,
+        dynamic: "",
+      };
+      const dir = await workspace.addProgram(`fleet-${variant}`, { "index.js": fleetProgram(variant), "inputs.json": JSON.stringify(inputs) }, projectYaml(`fleet-${variant}`, plugins[variant]));
+      const envVars = variant === "stubbed" ? { ...env, GOOGLE_GEMINI_BASE_URL: stub.url } : env;
+      stacks[variant] = await LocalWorkspace.createOrSelectStack({ stackName: "bench", workDir: dir }, { envVars, pulumiCommand: cli });
+      await stacks[variant].setConfig("count", { value: String(COUNT) });
+    }
 
     const timed = async <T>(body: () => Promise<T>): Promise<{ ms: number; calls: LogEntry[]; result: T }> => {
       const before = requests.length;
@@ -83,49 +145,166 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
       return `${(calls.length / COUNT).toFixed(2)} per resource${parts.length ? ` (${parts.join(", ")})` : ""}`;
     };
 
-    // The engine's fixed cost: the same program with nothing to create.
-    await stack.setConfig("count", { value: "0" });
-    const empty = await timed(() => stack.up());
-    // The dynamic-provider host's start-up on top: one environment, removed again before the fleet.
-    await stack.setConfig("count", { value: "1" });
-    const one = await timed(() => stack.up());
-    await stack.setConfig("count", { value: "0" });
-    await stack.up();
-    await stack.setConfig("count", { value: String(COUNT) });
-    const up = await timed(() => stack.up());
-    if (up.result.outputs.environmentIds.value.length !== COUNT) throw new Error(`pulumi up created ${up.result.outputs.environmentIds.value.length} environments`);
-    const preview = await timed(() => stack.preview());
-    const refresh = await timed(() => stack.refresh());
-    const requestsOf = ((await stack.exportStack()).deployment.resources as Array<{ type: string; inputs: Record<string, unknown> }>)
-      .filter((r) => r.type === "pulumi-nodejs:dynamic/gemini-environments:Environment")
-      .map(({ inputs }) => ({ sources: inputs.sources, network: inputs.network }));
-    const destroy = await timed(() => stack.destroy());
+    // Warm-up: each engine variant once with one resource (plugin processes, module caches, disk).
+    for (const variant of VARIANTS) {
+      await stacks[variant].setConfig("count", { value: "1" });
+      await stacks[variant].up();
+      await stacks[variant].destroy();
+      await stacks[variant].setConfig("count", { value: String(COUNT) });
+    }
 
-    // The baseline: the same 50 requests from a plain sdk script at the engine's parallelism.
-    const script = path.join(scratch, "fleet-sdk.js");
-    await fs.writeFile(script, SDK_SCRIPT);
-    await fs.writeFile(path.join(scratch, "create.json"), JSON.stringify(requestsOf));
+    // Rounds, the variants alternating.
+    const times = Object.fromEntries([...VARIANTS, "sdk"].map((variant) => [variant, { up: [] as number[], destroy: [] as number[] }])) as Record<Variant | "sdk", { up: number[]; destroy: number[] }>;
+    let apiCalls = "";
+    const state = {} as Record<Variant, { perEnvironment: number; inputs: number; copies: number }>;
+    const sdkScript = path.join(scratch, "fleet-sdk.js");
+    await fs.writeFile(sdkScript, SDK_SCRIPT);
     const client = path.join(repoRoot, "dist", "sdk", "client.js");
-    const run = (mode: string, file: string) => execFileAsync(process.execPath, [script, client, mode, file, String(ENGINE_PARALLEL)], { env, maxBuffer: 16 * 1024 * 1024 });
-    const sdkCreate = await timed(() => run("create", path.join(scratch, "create.json")));
-    await fs.writeFile(path.join(scratch, "delete.json"), sdkCreate.result.stdout);
-    const sdkDelete = await timed(() => run("delete", path.join(scratch, "delete.json")));
+    const requestsFile = path.join(scratch, "create.json");
+    await fs.writeFile(requestsFile, JSON.stringify(Array.from({ length: COUNT }, (_, i) => ({ sources: [...inputs.sources, { type: "inline", target: "workspace/task.txt", content: `task ${i}\n` }], network: "disabled" }))));
+    const runSdk = (mode: string, file: string) => execFileAsync(process.execPath, [sdkScript, client, mode, file, String(ENGINE_PARALLEL)], { env, maxBuffer: 16 * 1024 * 1024 });
 
-    log(`\nfleet of ${COUNT} (examples/fleet), Pulumi ${ENGINE_PARALLEL} operations in parallel (its default here), one run each`);
-    log(`  engine start-up: pulumi up with nothing to create ${empty.ms.toFixed(0)} ms, with 1 environment ${one.ms.toFixed(0)} ms (+ the provider host); no-op preview of ${COUNT} ${preview.ms.toFixed(0)} ms; refresh ${refresh.ms.toFixed(0)} ms`);
-    log(`  API calls: up ${perResource(up.calls)}; no-op preview ${perResource(preview.calls)}; refresh ${perResource(refresh.calls)}; destroy ${perResource(destroy.calls)}`);
-    log(`  pulumi up minus the empty up: ${(up.ms - empty.ms).toFixed(0)} ms for ${COUNT} environments; minus the up of 1: ${(up.ms - one.ms).toFixed(0)} ms for ${COUNT - 1}`);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const variant of VARIANTS) {
+        const stack = stacks[variant];
+        const up = await timed(() => stack.up());
+        if (up.result.outputs.ids.value.length !== COUNT) throw new Error(`${variant}: pulumi up made ${up.result.outputs.ids.value.length} resources`);
+        times[variant].up.push(up.ms);
+        if (round === 0) state[variant] = stateOf((await stack.exportStack()).deployment.resources as StateResource[], inputs);
+        if (round === 0 && variant === "plugin") {
+          const preview = await timed(() => stack.preview());
+          const refresh = await timed(() => stack.refresh());
+          apiCalls = `up ${perResource(up.calls)}; no-op preview ${perResource(preview.calls)}; refresh ${perResource(refresh.calls)}`;
+        }
+        const destroy = await timed(() => stack.destroy());
+        times[variant].destroy.push(destroy.ms);
+        if (round === 0 && variant === "plugin") apiCalls += `; destroy ${perResource(destroy.calls)}`;
+      }
+      const created = await timed(() => runSdk("create", requestsFile));
+      await fs.writeFile(path.join(scratch, "delete.json"), created.result.stdout);
+      const deleted = await timed(() => runSdk("delete", path.join(scratch, "delete.json")));
+      times.sdk.up.push(created.ms);
+      times.sdk.destroy.push(deleted.ms);
+    }
+
+    // Start-up: spawn to the port on stdout, the plugin and the bare provider alternating.
+    const startup = { plugin: [] as number[], bare: [] as number[] };
+    for (let i = 0; i < STARTUP_RUNS; i++) {
+      startup.plugin.push(await startupMs(pluginLauncher, env));
+      startup.bare.push(await startupMs(floorLauncher, env));
+    }
+
+    const m = (values: number[]) => median(values);
+    log(`\nfleet of ${COUNT} (examples/fleet's inputs), Pulumi ${ENGINE_PARALLEL} operations in parallel (its default here); median of ${ROUNDS} rounds, variants alternating`);
+    log(`  ${["", "up ms", "destroy ms"].map((s, i) => (i === 0 ? s.padEnd(10) : s.padStart(11))).join("")}`);
+    for (const variant of [...VARIANTS, "sdk"] as const) log(`  ${variant.padEnd(10)}${m(times[variant].up).toFixed(0).padStart(11)}${m(times[variant].destroy).toFixed(0).padStart(11)}`);
+    log(`  plugin start-up (spawn to port, median of ${STARTUP_RUNS}): ${m(startup.plugin).toFixed(0)} ms; a bare provider.main plugin ${m(startup.bare).toFixed(0)} ms (+${(m(startup.plugin) - m(startup.bare)).toFixed(0)} ms; goal ≤ +150 ms)`);
+    for (const variant of ["floor", "plugin", "dynamic"] as const) {
+      const { perEnvironment, inputs: inputBytes, copies } = state[variant];
+      log(`  state per resource, ${variant}: ${perEnvironment} bytes for ${inputBytes} bytes of inputs (${(perEnvironment / inputBytes).toFixed(2)}×; the inputs held ${copies}×)`);
+    }
+    log(`  API calls, plugin: ${apiCalls}`);
+
+    const row = (name: string, ours: number, baselineName: string, baseline: number, target: number): Comparison => ({ name, ours, baselineName, baseline, target });
     return [
-      { name: `pulumi up, fleet of ${COUNT}`, ours: up.ms, baselineName: `sdk script, ${ENGINE_PARALLEL} at a time`, baseline: sdkCreate.ms, target: 1.3 },
-      // The issue reports the engine's start-up apart: the same up less an up with nothing to create.
-      { name: `pulumi up less engine start-up, ${COUNT}`, ours: up.ms - empty.ms, baselineName: `sdk script, ${ENGINE_PARALLEL} at a time`, baseline: sdkCreate.ms, target: 1.3 },
-      // Less the provider host's start-up too: the up of 1 (the baseline scaled to the same 49).
-      { name: `pulumi up less an up of 1, ${COUNT - 1}`, ours: up.ms - one.ms, baselineName: `sdk script, ${ENGINE_PARALLEL} at a time`, baseline: (sdkCreate.ms * (COUNT - 1)) / COUNT, target: 1.3 },
-      { name: `pulumi destroy, fleet of ${COUNT}`, ours: destroy.ms, baselineName: `sdk script, ${ENGINE_PARALLEL} at a time`, baseline: sdkDelete.ms, target: 1.3 },
+      row(`pulumi up of ${COUNT}, plugin`, m(times.plugin.up), "floor (no-op provider)", m(times.floor.up), 1.05),
+      row(`pulumi destroy of ${COUNT}, plugin`, m(times.plugin.destroy), "floor (no-op provider)", m(times.floor.destroy), 1.05),
+      row(`pulumi up of ${COUNT}, plugin, API stubbed`, m(times.stubbed.up), "floor (no-op provider)", m(times.floor.up), 1.05),
+      row(`pulumi destroy of ${COUNT}, plugin, API stubbed`, m(times.stubbed.destroy), "floor (no-op provider)", m(times.floor.destroy), 1.05),
+      row(`pulumi up of ${COUNT}, dynamic provider`, m(times.dynamic.up), "floor (no-op provider)", m(times.floor.up), 1.05),
+      row(`pulumi destroy of ${COUNT}, dynamic provider`, m(times.dynamic.destroy), "floor (no-op provider)", m(times.floor.destroy), 1.05),
+      row(`pulumi up of ${COUNT}, plugin`, m(times.plugin.up), `sdk script, ${ENGINE_PARALLEL} at a time`, m(times.sdk.up), 1.3),
+      row(`pulumi up of ${COUNT}, floor`, m(times.floor.up), `sdk script, ${ENGINE_PARALLEL} at a time`, m(times.sdk.up), 1.3),
+      row("plugin start-up (spawn to port)", m(startup.plugin), "bare provider.main", m(startup.bare), Math.round(((m(startup.bare) + 150) / m(startup.bare)) * 100) / 100),
+      // The floor's resource has the same inputs, once, and no outputs: the state's least for them.
+      row("state per environment (bytes), plugin", state.plugin.perEnvironment, "floor: same inputs once", state.floor.perEnvironment, 1.1),
+      row("state per environment (bytes), dynamic", state.dynamic.perEnvironment, "floor: same inputs once", state.floor.perEnvironment, 1.1),
     ];
   } finally {
+    for (const cleanup of cleanups) await cleanup();
     await workspace.cleanup();
     await fs.rm(scratch, { recursive: true, force: true });
     await server.stop();
   }
+}
+
+/**
+ * An Environments API that answers at once: creates get a fresh id and fixed counts, deletes `{}`.
+ * In this process: its work is a few microseconds per request.
+ */
+async function startApiStub(): Promise<{ url: string; close: () => Promise<void> }> {
+  const http = await import("node:http");
+  let next = 0;
+  const server = http.createServer((request, response) => {
+    request.resume().on("end", () => {
+      const now = new Date().toISOString();
+      const body =
+        request.method === "POST"
+          ? { id: `env_${(next++).toString(16).padStart(20, "0")}`, status: "active", created: now, updated: now, last_accessed: now, file_count: "3", size_bytes: "1800" }
+          : {};
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** examples/fleet's shared sources: the security gate's hooks.json and gate.py. */
+async function fleetInputs(repoRoot: string): Promise<{ sources: Array<Record<string, string>> }> {
+  const gate = await fs.readFile(path.join(repoRoot, "examples", "fleet", "hooks-scripts", "gate.py"), "utf8");
+  const hooks = serializeHooks(hooksConfig({ "security-gate": group().before("code_execution", command("python3 /.agents/hooks-scripts/gate.py", { timeout: 10 })) }));
+  return {
+    sources: [
+      { type: "inline", target: ".agents/hooks.json", content: hooks },
+      { type: "inline", target: ".agents/hooks-scripts/gate.py", content: gate },
+    ],
+  };
+}
+
+function projectYaml(name: string, plugins: string): string {
+  return `name: ${name}\nruntime:\n  name: nodejs\n  options:\n    typescript: false\n${plugins}`;
+}
+
+async function writeFloorPlugin(dir: string, pulumiDir: string): Promise<string> {
+  await fs.writeFile(path.join(dir, "floor.js"), FLOOR_PROVIDER(pulumiDir));
+  const launcher = path.join(dir, "pulumi-resource-fleetfloor");
+  await fs.writeFile(launcher, `#!/bin/sh\nexec node "$(dirname "$0")/floor.js" "$@"\n`, { mode: 0o755 });
+  return launcher;
+}
+
+/** Milliseconds from spawning a provider plugin to its port on stdout. */
+function startupMs(launcher: string, env: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(launcher, ["127.0.0.1:1"], { env, stdio: ["ignore", "pipe", "ignore"] });
+    child.once("error", reject);
+    child.stdout!.once("data", () => {
+      const ms = performance.now() - started;
+      child.kill("SIGKILL");
+      child.once("exit", () => resolve(ms));
+    });
+  });
+}
+
+interface StateResource {
+  type: string;
+  inputs?: Record<string, unknown>;
+}
+
+/** Bytes of state per environment, of its inputs (without the dynamic provider's `__provider`), and how many times the inputs' gate.py is in it. */
+function stateOf(resources: StateResource[], inputs: { sources: Array<Record<string, string>> }) {
+  const environments = resources.filter((r) => ["gemini-environments:index:Environment", "pulumi-nodejs:dynamic/gemini-environments:Environment", "fleetfloor:index:Thing"].includes(r.type));
+  const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
+  const perEnvironment = Math.round(environments.reduce((sum, r) => sum + bytes(r), 0) / environments.length);
+  const ownInputs = (r: StateResource) => Object.fromEntries(Object.entries(r.inputs ?? {}).filter(([key]) => key !== "__provider"));
+  const inputBytes = Math.round(environments.reduce((sum, r) => sum + bytes(ownInputs(r)), 0) / environments.length);
+  const gate = JSON.stringify(inputs.sources[1].content).slice(1, 80);
+  const copies = JSON.stringify(environments[0]).split(gate).length - 1;
+  return { perEnvironment, inputs: inputBytes, copies };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
 }

@@ -9,7 +9,7 @@ async function main(): Promise<void> {
   const only = process.argv[2];
   if (!only || only === "api") printComparisons("Environments API vs plain tools (median of 5)", await benchApi());
   if (!only || only === "hooks") printComparisons("Hooks runtime and :executeTool vs bare scripts (median of 21)", await benchHooks());
-  if (!only || only === "fleet") printComparisons("pulumi up/destroy of a fleet vs a plain sdk script (one run)", await benchFleet());
+  if (!only || only === "fleet") printComparisons("pulumi up/destroy of 50 environments: plugin, dynamic provider, sdk script, the engine's floor (medians, variants alternating)", await benchFleet());
   if (!only || only === "faults") printComparisons("pulumi up/destroy of a fleet under 20% injected faults (one run)", await benchFaults());
 }
 

@@ -11,7 +11,7 @@
  */
 import { createHash } from "node:crypto";
 import type { EnvironmentsClient } from "../sdk/client";
-import { API_KEY_ENV_VARS, BASE_URL_ENV_VAR, type EnvironmentsClientOptions } from "../sdk/config";
+import type { EnvironmentsClientOptions } from "../sdk/config";
 
 export const CONFIG_NAMESPACE = "gemini-environments";
 
@@ -68,12 +68,14 @@ export function clientOptions(): EnvironmentsClientOptions {
  * One client per key and base URL for the life of the provider process, so that the calls of a
  * deployment share pooled connections: against the hosted API each new client would open a new TLS
  * connection, once per resource of a refresh. Built on first use inside a provider method, never
- * captured by the serialized provider; idle sockets do not keep the process alive. The client module
- * (undici) is loaded then too, so that a plugin answering only check and diff never loads it.
+ * captured by the serialized provider; idle sockets do not keep the process alive. The sdk's modules
+ * (undici, zod) are loaded then too, so that the plugin starts without them and one answering only
+ * check and diff never loads the client.
  */
 const clients = new Map<string, EnvironmentsClient>();
 
 export function providerClient(): EnvironmentsClient {
+  const { API_KEY_ENV_VARS, BASE_URL_ENV_VAR } = require("../sdk/config") as typeof import("../sdk/config");
   const options = clientOptions();
   const apiKey = options.apiKey ?? API_KEY_ENV_VARS.map((name) => process.env[name]).find(Boolean);
   const baseUrl = options.baseUrl ?? process.env[BASE_URL_ENV_VAR];

@@ -12,7 +12,7 @@ import { promises as fs, readFileSync } from "node:fs";
 import * as path from "node:path";
 import type * as pulumi from "@pulumi/pulumi/provider";
 import { CONFIG_NAMESPACE, launchConfig, providerClient, setProviderConfig } from "../configuration";
-import type { PropertyChange, ResourceCore } from "../resource-core";
+import { replacedProperties, type PropertyChange, type ResourceCore } from "../resource-core";
 import { conceal, reveal, secret, type Path } from "./_secrets";
 
 /** The package root: `dist/provider/plugin` → `.`, where package.json and schema.json are. */
@@ -117,8 +117,7 @@ export function pluginProvider(): PluginProvider {
       const diff = core.diff(oldState(olds, oldInputs).plain as object, reveal(news).plain as object);
       const detailedDiff: DetailedDiffResult["detailedDiff"] = {};
       for (const [property, change] of diff.changes) detailedDiff[property] = { kind: diffKind(change), inputDiff: change.input };
-      const replaces = [...new Set([...diff.changes].filter(([, change]) => change.replace).map(([property]) => property.split(/[.[]/)[0]))];
-      return { changes: diff.changes.size > 0, replaces, deleteBeforeReplace: diff.deleteBeforeReplace, detailedDiff };
+      return { changes: diff.changes.size > 0, replaces: replacedProperties(diff), deleteBeforeReplace: diff.deleteBeforeReplace, detailedDiff };
     },
 
     async create(urn, inputs) {
