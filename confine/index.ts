@@ -294,6 +294,31 @@ export async function ensureDirectories(tree: Directory, segments: readonly stri
   }
 }
 
+/**
+ * Runs `fn` in the directory that holds `relative` under `directory`, reached through real
+ * directories only (no symlink on the way), with the last name; undefined when there is no such
+ * directory (a component is absent, a file or a symlink).
+ */
+export async function inParent<T>(directory: Directory, relative: string, fn: (parent: Directory, name: string) => Promise<T>): Promise<T | undefined> {
+  const segments = relative.split("/");
+  const name = segments.pop()!;
+  let parent = directory;
+  try {
+    for (const segment of segments) {
+      const next = await parent.child(segment).catch((error: unknown) => {
+        if (error instanceof ConfineError) return undefined;
+        throw error;
+      });
+      if (!next) return undefined;
+      if (parent !== directory) await parent.close();
+      parent = next;
+    }
+    return await fn(parent, name);
+  } finally {
+    if (parent !== directory) await parent.close();
+  }
+}
+
 export type EntryKind = "directory" | "file" | "symlink" | "special";
 
 export interface WalkEntry {

@@ -10,7 +10,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import * as tar from "tar";
 import { HttpError, invalidArgument } from "./errors";
-import { ConfineError, Directory, ensureDirectories, symlinkStaysInside, walk, withTree, type EntryKind, type Owner } from "../confine";
+import { ConfineError, Directory, ensureDirectories, inParent, symlinkStaysInside, walk, withTree, type EntryKind, type Owner } from "../confine";
 import { toEntry, type TreeEntry } from "./trees";
 
 
@@ -104,7 +104,7 @@ export async function mergeInto(
   });
   try {
     for (const entry of entries) {
-      const existing = await lstatBeneath(base, entry.relative);
+      const existing = await inParent(base, entry.relative, (parent, name) => parent.lstat(name));
       if (!existing) continue;
       const isDir = existing.isDirectory();
       if (entry.kind === "directory" && !isDir) throw invalidArgument(`path: "${envPath(entry.relative)}" is a file in the environment, the archive has a directory there`);
@@ -186,24 +186,6 @@ export async function finishInterruptedMerges(journalDir: string, treePath: (id:
     await fs.rm(path.join(journalDir, name), { force: true });
   }
   return finished;
-}
-
-/** lstat of `relative` under `directory` without following any symlink on the way; undefined when absent. */
-async function lstatBeneath(directory: Directory, relative: string) {
-  const segments = relative.split("/");
-  const name = segments.pop()!;
-  let current = directory;
-  try {
-    for (const segment of segments) {
-      const next = await current.child(segment).catch(() => undefined);
-      if (!next) return undefined; // absent, or not a directory: the pass over the parent said so
-      if (current !== directory) await current.close();
-      current = next;
-    }
-    return await current.lstat(name);
-  } finally {
-    if (current !== directory) await current.close();
-  }
 }
 
 /** A confinement refusal as the 400 that names the field. */

@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
-import { ConfineError, Directory, walk, withTree } from "../confine";
+import { inParent, walk, withTree, type Directory } from "../confine";
 
 /** A regular file as the walk saw it. */
 export interface FileEntry {
@@ -48,7 +48,7 @@ export async function walkTree(root: string): Promise<TreeWalk> {
 
 /** Unlinks `relative` when it is still the regular file `ino`; false when it is not (or is gone). */
 export async function removeFile(root: string, relative: string, ino: bigint): Promise<boolean> {
-  return inParent(root, relative, async (parent, name) => {
+  return inRealParent(root, relative, async (parent, name) => {
     const stat = await parent.lstat(name);
     if (!stat?.isFile() || BigInt(stat.ino) !== ino) return false;
     return fs.unlink(parent.at(name)).then(() => true, () => false);
@@ -61,7 +61,7 @@ export async function removeFile(root: string, relative: string, ino: bigint): P
  * truncated through it. False when it is another file, or cannot be opened.
  */
 export async function truncateFile(root: string, relative: string, ino: bigint, size: number): Promise<boolean> {
-  return inParent(root, relative, async (parent, name) => {
+  return inRealParent(root, relative, async (parent, name) => {
     const opened = await parent.openFile(name, { write: true }).catch(() => undefined);
     if (!opened) return false;
     try {
@@ -77,24 +77,7 @@ export async function truncateFile(root: string, relative: string, ino: bigint, 
 }
 
 /** Runs `fn` in the real directory that holds `relative`; false when there is none. */
-async function inParent(root: string, relative: string, fn: (parent: Directory, name: string) => Promise<boolean>): Promise<boolean> {
-  const segments = relative.split("/");
-  if (segments.some((segment) => segment === "" || segment === "." || segment === "..")) return false;
-  const name = segments.pop()!;
-  return withTree(root, async (tree) => {
-    let parent = tree;
-    try {
-      for (const segment of segments) {
-        const next = await parent.child(segment);
-        if (parent !== tree) await parent.close();
-        parent = next;
-      }
-      return await fn(parent, name);
-    } catch (error) {
-      if (error instanceof ConfineError) return false;
-      throw error;
-    } finally {
-      if (parent !== tree) await parent.close();
-    }
-  });
+async function inRealParent(root: string, relative: string, fn: (parent: Directory, name: string) => Promise<boolean>): Promise<boolean> {
+  if (relative.split("/").some((segment) => segment === "" || segment === "." || segment === "..")) return false;
+  return withTree(root, async (tree) => (await inParent(tree, relative, fn)) ?? false);
 }
