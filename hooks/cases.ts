@@ -17,7 +17,7 @@ export const HooksTestCase = z.strictObject({
   reason: z.string().optional(),
   /** The post payload's `error`, as after a failed tool. */
   error: z.string().optional(),
-});
+}).meta({ description: "A policy case: a tool call and the decision the hooks must give it, with an optional substring of the deny's reason." });
 export type HooksTestCase = z.infer<typeof HooksTestCase>;
 /** A case as written by hand: `event` may be left out. */
 export type HooksTestCaseInput = z.input<typeof HooksTestCase>;

@@ -18,7 +18,8 @@ import { validationIssues } from "../sdk/validation";
 import { hooksCheckFailures } from "./hooks-check";
 import { containsUnknown, EnvironmentComputed, EnvironmentInputs, type EnvironmentOutputs } from "./environment-inputs";
 import { propertyChanges, type ChangeKind } from "./property-diff";
-import { addChanges, type CheckFailure, type ResourceCore, type ResourceDiff } from "./resource-core";
+import { changedFiles, declaredHookFiles, driftedHookFiles, updatableInPlace } from "./inline-files";
+import { addChanges, PartialUpdateError, type CheckFailure, type ResourceCore, type ResourceDiff } from "./resource-core";
 import { isNumber, isOptional, propertiesOf, propertyMeta, wireNames } from "./resource-schema";
 
 // ---------------------------------------------------------------------------------------------
@@ -89,12 +90,17 @@ export const environmentCore: ResourceCore<EnvironmentInputs, EnvironmentOutputs
 
   diff(olds, news) {
     const diff: ResourceDiff = { changes: new Map(), deleteBeforeReplace: false };
+    const replaceAll = news.updateStrategy === "replace";
+    const sourcesInPlace = !replaceAll && updatableInPlace(olds.sources, news.sources);
     for (const [property, { change, absent }] of INPUTS) {
       if (change === undefined) continue;
       // An omitted input means its `absent` value (mode: on_demand): declaring that is no change.
       const [old, now] = [olds[property] ?? absent, news[property] ?? absent];
-      addChanges(diff, propertyChanges(old, now, property), { replace: change === "replace", input: true });
+      const replace = change === "replace" && !(property === "sources" && sourcesInPlace);
+      addChanges(diff, propertyChanges(old, now, property), { replace, input: true });
     }
+    // Hook files refresh found rewritten: uploading the declared content restores them.
+    if (olds.driftedHookFiles?.length) diff.changes.set("driftedHookFiles", { kind: "update", replace: replaceAll, input: false });
     if (olds.status === "expired") diff.changes.set("status", { kind: "update", replace: true, input: false });
     return diff;
   },
@@ -116,16 +122,52 @@ export const environmentCore: ResourceCore<EnvironmentInputs, EnvironmentOutputs
       // Refresh keeps the inputs in state; an import (no state) takes them from the API's answer.
       const inputs = props === undefined || Object.keys(props).length === 0 ? importedInputs(environment) : inputsOf(props);
       // Get never returns the key: outputsOf keeps the one captured at create (`props`).
-      return { id, outs: outputsOf(environment, inputs, props), inputs };
+      const outs = outputsOf(environment, inputs, props);
+      if (environment.status !== "expired") {
+        const drifted = await driftedHookFiles(client, id, inputs.sources);
+        if (drifted.length > 0) outs.driftedHookFiles = drifted;
+      }
+      return { id, outs, inputs };
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw error;
     }
   },
 
-  async update(_client, id) {
-    // The API cannot change an environment in place, and diff always asks for a replacement.
-    throw new Error(`Environment ${id}: the Environments API has no update; a changed input must replace the environment (please report this)`);
+  /**
+   * Uploads (with overwrite) the inline files that changed or were added, then the declared content
+   * of hook files refresh found rewritten; diff sends every other change to a replacement. Each
+   * upload is recorded as it lands, so a failure part-way reports exactly what was applied.
+   */
+  async update(client, id, olds, news) {
+    const files = changedFiles(olds.sources, news.sources);
+    const declaredHooks = new Map(declaredHookFiles(news.sources).map((file) => [file.target, file]));
+    for (const target of olds.driftedHookFiles ?? []) {
+      const declared = declaredHooks.get(target);
+      if (declared && !files.some((file) => file.target === target)) files.push(declared);
+    }
+    const applied = [...(olds.sources ?? [])];
+    const drifted = new Set(olds.driftedHookFiles ?? []);
+    let uploaded = 0;
+    try {
+      for (const file of files) {
+        await client.files.upload({ environment: id, path: file.target, data: file.bytes, overwrite: true });
+        applied[file.index] = (news.sources ?? [])[file.index];
+        drifted.delete(file.target);
+        uploaded += 1;
+      }
+      return outputsOf(await client.get(id), news, olds);
+    } catch (error) {
+      const failed = files[uploaded];
+      const what = failed ? `uploading ${failed.target} failed (${uploaded} of ${files.length} files uploaded)` : `all ${files.length} files were uploaded, then reading it back failed`;
+      const outs = partialOutputs(olds, { ...news, sources: uploaded === files.length ? news.sources : applied }, [...drifted]);
+      throw new PartialUpdateError(
+        `Environment ${id}: ${what}: ${(error as Error).message}. The state records the files that were uploaded; run up again to finish.`,
+        id,
+        outs,
+        { cause: error },
+      );
+    }
   },
 
   async delete(client, id) {
@@ -155,6 +197,16 @@ async function adoptExisting(client: EnvironmentsClient, inputs: EnvironmentInpu
     );
   }
   return { id: environment.id, outs: outputsOf(environment, inputs) };
+}
+
+/** The state after an update that stopped part-way: the computed outputs from before, the inputs as applied. */
+function partialOutputs(olds: EnvironmentOutputs, applied: EnvironmentInputs, drifted: string[]): EnvironmentOutputs {
+  const outputs: Record<string, unknown> = {};
+  for (const [property] of OUTPUTS) if (olds[property] !== undefined) outputs[property] = olds[property];
+  Object.assign(outputs, inputsOf(applied));
+  if (drifted.length > 0) outputs.driftedHookFiles = drifted;
+  else delete outputs.driftedHookFiles;
+  return outputs as unknown as EnvironmentOutputs;
 }
 
 /** The input properties among `props` (the state's outputs hold the inputs). */

@@ -13,9 +13,18 @@ import type { InputsOf } from "./resource-schema";
 // Schemas
 // ---------------------------------------------------------------------------------------------
 
+export const UpdateStrategy = z
+  .enum(["inPlace", "replace"], { error: 'must be "inPlace" (upload changed inline files) or "replace" (a new environment)' })
+  .meta({ description: "How an Environment applies a change to its inline sources: `inPlace` uploads the files, `replace` creates a new environment." });
+
 export const EnvironmentInputs = z
   .object({
-    sources: z.array(Source).optional().meta({ description: "What to put into the environment. Any change replaces the environment.", wire: "sources", change: "replace" }),
+    sources: z.array(Source).optional().meta({
+      description:
+        "What to put into the environment. Editing an inline source's content, or adding inline sources at the end, uploads the files and keeps the environment (see `updateStrategy`); any other change replaces it: the API cannot remove a file.",
+      wire: "sources",
+      change: "replace",
+    }),
     network: Network.optional().meta({
       description: 'Egress policy: omitted (all egress allowed), `"disabled"`, or `{allowlist: [...]}`. Any change replaces the environment.',
       wire: "network",
@@ -53,9 +62,16 @@ export const EnvironmentInputs = z
         wire: "custom_config",
         change: "replace",
       }),
+    updateStrategy: UpdateStrategy.optional().meta({
+      description:
+        "How a change to inline sources' content is applied: `inPlace` (default) uploads the changed and added files and keeps the environment, its id and the files the agent wrote; `replace` creates a new environment for any change.",
+      change: "update",
+      absent: "inPlace",
+    }),
   })
   .meta({
-    description: "A Gemini Environment: an isolated sandbox in which agent code, tools and hooks run. The API has no update: any change to sources, network, fromEnvironment, mode, systemInstruction or customConfig replaces it.",
+    description:
+      "A Gemini Environment: an isolated sandbox in which agent code, tools and hooks run. Edited or added inline sources are uploaded in place; any other change to sources, and any change to network, fromEnvironment, mode, systemInstruction or customConfig, replaces it.",
   });
 
 export const EnvironmentComputed = z.object({
@@ -72,6 +88,14 @@ export const EnvironmentComputed = z.object({
     secret: true,
     once: true,
   }),
+  // Found by refresh, not sent by the API (no wire field: the API's answer never fills it in).
+  driftedHookFiles: z
+    .array(z.string())
+    .optional()
+    .meta({
+      description:
+        "Declared hook files (`.agents/hooks.json`, `.agents/hooks-scripts/*` from inline sources) that refresh found changed or removed in the environment, e.g. by an agent rewriting its own guardrails; the next `up` uploads the declared content again.",
+    }),
 });
 
 export const EnvironmentOutputs = EnvironmentInputs.extend(EnvironmentComputed.shape);
@@ -82,6 +106,7 @@ export const EnvironmentOutputs = EnvironmentInputs.extend(EnvironmentComputed.s
 
 /** The inputs as the provider sees them (plain values, secrets unwrapped). */
 export type EnvironmentInputs = z.infer<typeof EnvironmentInputs>;
+export type UpdateStrategy = z.infer<typeof UpdateStrategy>;
 export type EnvironmentOutputs = z.infer<typeof EnvironmentOutputs>;
 
 /** An Environment's arguments: `sources`, `network`, `fromEnvironment`, `adopt`, `mode`, `systemInstruction`, `customConfig` (schema.json describes each). */

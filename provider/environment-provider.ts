@@ -8,7 +8,10 @@ import type * as pulumi from "@pulumi/pulumi";
 import { providerClient, setStackConfig } from "./configuration";
 import { environmentCore as core } from "./environment-core";
 import type { EnvironmentInputs, EnvironmentOutputs } from "./environment-inputs";
-import { dynamicDiffResult } from "./resource-core";
+import { dynamicDiffResult, partialFailure } from "./resource-core";
+
+/** Where the engine keeps a dynamic resource's serialized provider, among its properties. */
+const DYNAMIC_PROVIDER_KEY = "__provider";
 
 type Provider = pulumi.dynamic.ResourceProvider<EnvironmentInputs, EnvironmentOutputs>;
 
@@ -27,7 +30,15 @@ export const read: NonNullable<Provider["read"]> = async (id, props) => {
   return result ? { id, props: result.outs } : { id: "" };
 };
 
-export const update: NonNullable<Provider["update"]> = async (id, olds, news) => ({ outs: await core.update(providerClient(), id, olds, news) });
+export const update: NonNullable<Provider["update"]> = async (id, olds, news) => {
+  try {
+    return { outs: await core.update(providerClient(), id, olds, news) };
+  } catch (error) {
+    // A partial failure the engine records: it must keep the provider reference, as every output does.
+    const provider = (news as unknown as Record<string, unknown>)[DYNAMIC_PROVIDER_KEY];
+    throw partialFailure(error, (outs) => ({ ...outs, [DYNAMIC_PROVIDER_KEY]: provider }));
+  }
+};
 
 export const remove: NonNullable<Provider["delete"]> = async (id) => core.delete(providerClient(), id);
 /**

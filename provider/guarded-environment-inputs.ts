@@ -5,9 +5,11 @@
  * programs pass a `HookBundle` and a `NetworkPolicy` instead (guarded-environment.ts).
  */
 import { z } from "zod";
+import { HooksTestCases } from "../hooks/cases";
 import { LINT_CODES } from "../hooks/lint";
 import { HooksConfig } from "../hooks/schema";
 import { Network, Source } from "../sdk/schemas";
+import { UpdateStrategy } from "./environment-inputs";
 
 export const HookBundleInput = z
   .object({
@@ -20,6 +22,10 @@ export const HookBundleInput = z
       .array(z.string())
       .optional()
       .meta({ description: "Absolute sandbox paths of scripts that other sources ship, which commands may run without the bundle holding them." }),
+    tests: HooksTestCases.optional().meta({
+      description:
+        "Policy cases, as `genv hooks test` reads them: a tool call, the decision expected and an optional reason substring. They run at every preview in the local sandbox; a regression fails it.",
+    }),
   })
   .meta({ description: "A hooks config and the scripts it runs, shipped as inline sources." });
 export type HookBundleInput = z.infer<typeof HookBundleInput>;
@@ -31,6 +37,9 @@ export const GuardedEnvironmentInputs = z
       description: "The egress policy (omitted: all egress allowed; the TypeScript component asks for it explicitly); HTTP hooks need their hosts allowed.",
     }),
     sources: z.array(Source).optional().meta({ description: "More sources after the bundle's, e.g. the workspace the agent works on." }),
+    updateStrategy: UpdateStrategy.optional().meta({
+      description: "The Environment's `updateStrategy`: `inPlace` (default: a hook change uploads the files, the agent's work stays) or `replace`.",
+    }),
     acknowledgedWarnings: z
       .array(z.enum(LINT_CODES))
       .optional()

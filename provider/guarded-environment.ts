@@ -18,6 +18,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { lintHooks, type Finding, type LintCode } from "../hooks/lint";
 import { Environment, type EnvironmentArgs, type EnvironmentResource, type NetworkArgs, type SourceArgs } from "./environment";
+import type { UpdateStrategy } from "./environment-inputs";
 import type { HookBundle } from "./hook-bundle";
 import { NetworkPolicy } from "./network-policy";
 
@@ -38,6 +39,8 @@ export interface GuardedEnvironmentArgs {
    * fleet that knowingly ships hooks inline. Errors cannot be acknowledged.
    */
   acknowledgedWarnings?: LintCode[];
+  /** The Environment's `updateStrategy`: `inPlace` (default: a hook change uploads the files, the agent's work stays) or `replace`. */
+  updateStrategy?: pulumi.Input<UpdateStrategy>;
 }
 
 export class GuardedEnvironment extends pulumi.ComponentResource {
@@ -70,7 +73,11 @@ export class GuardedEnvironment extends pulumi.ComponentResource {
     const network = args.network instanceof NetworkPolicy ? args.network.toNetworkArgs() : args.network;
     this.environment = this.createEnvironment(
       name,
-      { sources: [...args.hooks.sources, ...(args.sources ?? [])], ...(network !== undefined && { network }) },
+      {
+        sources: [...args.hooks.sources, ...(args.sources ?? [])],
+        ...(network !== undefined && { network }),
+        ...(args.updateStrategy !== undefined && { updateStrategy: args.updateStrategy }),
+      },
       { parent: this },
     );
     this.environmentId = this.environment.id;

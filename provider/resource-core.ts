@@ -55,9 +55,42 @@ export interface ResourceCore<Inputs extends object, Outputs extends Inputs> {
   create(client: EnvironmentsClient, inputs: Inputs): Promise<{ id: string; outs: Outputs }>;
   /** `props` are the state's outputs on refresh, absent on import; undefined when the resource is gone. */
   read(client: EnvironmentsClient, id: string, props?: Partial<Outputs>): Promise<ReadResult<Inputs, Outputs> | undefined>;
+  /** Throws `PartialUpdateError` when part of the change was applied: its outputs say what holds now. */
   update(client: EnvironmentsClient, id: string, olds: Outputs, news: Inputs): Promise<Outputs>;
   /** Idempotent: a resource already gone is deleted. */
   delete(client: EnvironmentsClient, id: string): Promise<void>;
+}
+
+/**
+ * An update that failed after applying part of the change. `outs` is the state that is true now (the
+ * inputs as applied, not as declared): the adapters hand it to the engine as a partial failure
+ * (`ErrorResourceInitFailed`), which records it, so the next `up` diffs from it and finishes the job.
+ */
+export class PartialUpdateError<Outputs> extends Error {
+  override name = "PartialUpdateError";
+  constructor(
+    message: string,
+    readonly id: string,
+    readonly outs: Outputs,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+/**
+ * The error an adapter throws for the engine: a `PartialUpdateError` becomes `{id, properties,
+ * reasons}`, which `@pulumi/pulumi`'s provider servers (dynamic and native) send as
+ * `ErrorResourceInitFailed`, so the engine records `properties` as the resource's state. Any other
+ * error passes through.
+ */
+export function partialFailure(error: unknown, properties: (outs: object) => object): unknown {
+  if (!(error instanceof PartialUpdateError)) return error;
+  return Object.assign(new Error(error.message, { cause: error.cause }), {
+    id: error.id,
+    properties: properties(error.outs as object),
+    reasons: [error.message],
+  });
 }
 
 /** The top-level properties whose change forces a replacement. */

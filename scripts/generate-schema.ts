@@ -19,7 +19,8 @@ import * as path from "node:path";
 import { z } from "zod";
 import * as hooks from "../hooks/schema";
 import { CredentialInputs, CredentialOutputs } from "../provider/credential-inputs";
-import { EnvironmentInputs, EnvironmentOutputs } from "../provider/environment-inputs";
+import { HooksTestCase } from "../hooks/cases";
+import { EnvironmentInputs, EnvironmentOutputs, UpdateStrategy } from "../provider/environment-inputs";
 import { GuardedEnvironmentInputs, GuardedEnvironmentOutputs, HookBundleInput } from "../provider/guarded-environment-inputs";
 import { propertiesOf } from "../provider/resource-schema";
 import * as sdk from "../sdk/schemas";
@@ -36,6 +37,7 @@ type Json = Record<string, unknown>;
 const NAMED: Array<[z.ZodType, string]> = [
   [sdk.SourceType, "SourceType"],
   [sdk.EnvironmentMode, "EnvironmentMode"],
+  [UpdateStrategy, "UpdateStrategy"],
   [sdk.Source, "Source"],
   [sdk.AllowlistEntry, "AllowlistEntry"],
   [sdk.NetworkAllowlist, "NetworkAllowlist"],
@@ -45,6 +47,7 @@ const NAMED: Array<[z.ZodType, string]> = [
   [hooks.Rule, "HooksRule"],
   [hooks.CommandHandler, "CommandHandler"],
   [hooks.HttpHandler, "HttpHandler"],
+  [HooksTestCase, "HooksTestCase"],
   [HookBundleInput, "HookBundle"],
 ];
 const INLINED = new Set(["Network", "HooksConfig"]);

@@ -12,11 +12,11 @@ export type Headers = Record<string, string | string[] | undefined>;
 
 export interface Attempt {
   origin: string;
-  method: "GET" | "POST" | "PATCH" | "DELETE";
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   /** Path and query, already encoded; sent verbatim. */
   path: string;
   headers: Record<string, string>;
-  body?: string;
+  body?: string | Uint8Array;
   timeoutMs: number;
   signal?: AbortSignal;
 }

@@ -21,7 +21,7 @@ import { type Attempt, sendForStream, sendForText, type TextResponse } from "./_
 import { pages, parse } from "./_responses";
 import { CredentialsApi } from "./credentials";
 import { type EnvironmentsClientOptions, type ResolvedConfig, resolveConfig } from "./config";
-import { ValidationError } from "./errors";
+import { UnexpectedResponseError, ValidationError } from "./errors";
 import { type RetryMode, withRetry } from "./retry";
 import {
   CreateEnvironmentRequest,
@@ -33,6 +33,7 @@ import {
   ListEnvironmentFilesResponse,
   ListEnvironmentsResponse,
   type ToolCall,
+  UploadEnvironmentFileResponse,
 } from "./schemas";
 import { validationIssues } from "./validation";
 
@@ -72,11 +73,28 @@ export interface FileDownload {
   contentLength?: number;
 }
 
+export interface UploadParams {
+  /** `env_abc123` or `environments/env_abc123`. */
+  environment: string;
+  /** Destination relative to the environment root, e.g. `.agents/hooks.json`; missing directories are made. */
+  path: string;
+  /** The bytes; a string is sent as UTF-8. */
+  data: Uint8Array | string;
+  /** Default `application/octet-stream`, as the official client declares bytes. */
+  mimeType?: string;
+  /** Replace an existing file (otherwise the upload fails with ALREADY_EXISTS). */
+  overwrite?: boolean;
+  /** Unpack a tar or tar.gz into `path`. */
+  extract?: boolean;
+}
+
 export interface DownloadedFile {
   data: Buffer;
   contentType?: string;
 }
 
+/** The official client's chunk size (SDK_WIRE §3.3). */
+const UPLOAD_CHUNK_BYTES = 8 * 1024 * 1024;
 const USER_AGENT = `pulumi-gemini-environments node/${process.versions.node}`;
 
 export class EnvironmentsClient {
@@ -91,6 +109,7 @@ export class EnvironmentsClient {
     metadata: (environment: string, path: string, options?: CallOptions) => this.fileMetadata(environment, path, options),
     download: (environment: string, path: string, options?: CallOptions) => this.download(environment, path, options),
     downloadBuffer: (environment: string, path: string, options?: CallOptions) => this.downloadBuffer(environment, path, options),
+    upload: (params: UploadParams, options?: CallOptions) => this.upload(params, options),
   };
 
   /** `client.credentials.*`, shaped like the official client's `ai.credentials` (`credentials.ts`). */
@@ -207,6 +226,52 @@ export class EnvironmentsClient {
     return { data: Buffer.concat(chunks), ...(contentType !== undefined && { contentType }) };
   }
 
+  /**
+   * Uploads one file with the resumable protocol the official client speaks (SDK_WIRE §3.3): a start
+   * request, then the bytes in 8 MiB chunks, the last one finalizing. Returns the files written.
+   *
+   * The start is retried like any idempotent call (a retried start only opens another session). A
+   * chunk is retried only when the server cannot have taken it (refused, 429, 503). The session URL
+   * must be on the API's own origin: the API key goes with every chunk.
+   */
+  async upload(params: UploadParams, options?: CallOptions): Promise<EnvironmentFile[]> {
+    const data = typeof params.data === "string" ? Buffer.from(params.data, "utf8") : params.data;
+    const query = queryString([
+      ["extract", params.extract],
+      ["overwrite", params.overwrite],
+    ]);
+    const start = this.#attempt("PUT", filesPath(params.environment, params.path) + query, options, undefined, "*/*", this.#config.uploadPathPrefix);
+    Object.assign(start.headers, {
+      "x-goog-upload-command": "start",
+      "x-goog-upload-header-content-length": String(data.byteLength),
+      "x-goog-upload-header-content-type": params.mimeType ?? "application/octet-stream",
+      "x-goog-upload-protocol": "resumable",
+    });
+    const started = await withRetry(() => sendForText(this.#dispatcher, start), this.#retryOptions("idempotent", options));
+    const sessionUrl = header(started.headers, "x-goog-upload-url");
+    if (sessionUrl === undefined) throw new UnexpectedResponseError("upload: the start response has no X-Goog-Upload-URL", started.statusCode, started.text);
+    const session = new URL(sessionUrl);
+    if (session.origin !== this.#config.origin) {
+      throw new UnexpectedResponseError(`upload: the session URL ${session.origin} is not on the API's origin ${this.#config.origin}; the API key is not sent there`, started.statusCode, started.text);
+    }
+    let offset = 0;
+    let last: TextResponse;
+    do {
+      const chunk = data.subarray(offset, offset + UPLOAD_CHUNK_BYTES);
+      const final = offset + chunk.byteLength >= data.byteLength;
+      const attempt = this.#attempt("POST", session.pathname + session.search, options, undefined, "*/*", "");
+      attempt.body = chunk;
+      Object.assign(attempt.headers, {
+        "content-type": "application/octet-stream",
+        "x-goog-upload-command": final ? "upload, finalize" : "upload",
+        "x-goog-upload-offset": String(offset),
+      });
+      last = await withRetry(() => sendForText(this.#dispatcher, attempt), this.#retryOptions("create", options));
+      offset += chunk.byteLength;
+    } while (offset < data.byteLength);
+    return parse(UploadEnvironmentFileResponse, last, "UploadEnvironmentFile").files ?? [];
+  }
+
   // ----------------------------------------------------------------------------------------------
   // Emulator extension
   // ----------------------------------------------------------------------------------------------
@@ -243,7 +308,8 @@ export class EnvironmentsClient {
     return withRetry(() => sendForText(this.#dispatcher, attempt), this.#retryOptions(mode, options));
   }
 
-  #attempt(method: Attempt["method"], path: string, options: CallOptions | undefined, body: string | undefined, accept: string): Attempt {
+  /** One attempt at `prefix + path`; the prefix is the API's (`/v1beta`) unless given. */
+  #attempt(method: Attempt["method"], path: string, options: CallOptions | undefined, body: string | undefined, accept: string, prefix = this.#config.pathPrefix): Attempt {
     const headers: Record<string, string> = {
       accept,
       "user-agent": USER_AGENT,
@@ -254,7 +320,7 @@ export class EnvironmentsClient {
     return {
       origin: this.#config.origin,
       method,
-      path: this.#config.pathPrefix + path,
+      path: prefix + path,
       headers,
       body,
       timeoutMs: options?.timeoutMs ?? this.#config.timeoutMs,

@@ -90,6 +90,8 @@ export interface ResolvedConfig {
   origin: string;
   /** `/prefix/v1beta`: everything before `/environments`. */
   pathPrefix: string;
+  /** `/prefix/upload/v1beta`: everything before `/environments` in an upload's start request. */
+  uploadPathPrefix: string;
   timeoutMs: number;
   retry: Required<Omit<RetryOptions, "onRetry">> & Pick<RetryOptions, "onRetry">;
   headers: Record<string, string>;
@@ -135,6 +137,7 @@ export function resolveConfig(options: EnvironmentsClientOptions = {}): Resolved
     apiKey,
     origin: url.origin,
     pathPrefix: `${url.pathname.replace(/\/+$/, "")}/${apiVersion}`,
+    uploadPathPrefix: `${url.pathname.replace(/\/+$/, "")}/upload/${apiVersion}`,
     timeoutMs: positive("timeoutMs", options.timeoutMs ?? DEFAULTS.timeoutMs),
     retry: {
       maxAttempts: positive("retry.maxAttempts", retry.maxAttempts ?? DEFAULTS.retry.maxAttempts, true),

@@ -293,6 +293,9 @@ export const ListEnvironmentFilesResponse = z.object({
 });
 export type ListEnvironmentFilesResponse = z.infer<typeof ListEnvironmentFilesResponse>;
 
+/** The final chunk's answer: the files the upload wrote. */
+export const UploadEnvironmentFileResponse = z.object({ files: z.array(EnvironmentFile).optional() });
+
 // ---------------------------------------------------------------------------------------------
 // Credentials (SDK_WIRE §4): secrets stored once, server-side, and referenced by id
 // ---------------------------------------------------------------------------------------------

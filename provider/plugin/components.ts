@@ -33,6 +33,7 @@ export async function construct(name: string, type: string, inputs: pulumi.Input
     hooks: hooks.config,
     scripts: Object.fromEntries(Object.entries(hooks.scripts ?? {}).map(([script, content]) => [script, { content }])),
     providedScripts: hooks.providedScripts,
+    tests: hooks.tests,
   });
   const component = new PluginGuardedEnvironment(
     name,
@@ -41,6 +42,7 @@ export async function construct(name: string, type: string, inputs: pulumi.Input
       network: inputs.network,
       sources: inputs.sources,
       acknowledgedWarnings: known(inputs.acknowledgedWarnings, "acknowledgedWarnings") as never,
+      updateStrategy: inputs.updateStrategy,
     },
     options,
   );

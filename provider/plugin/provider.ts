@@ -12,7 +12,7 @@ import { promises as fs, readFileSync } from "node:fs";
 import * as path from "node:path";
 import type * as pulumi from "@pulumi/pulumi/provider";
 import { CONFIG_NAMESPACE, launchConfig, providerClient, setProviderConfig } from "../configuration";
-import { replacedProperties, type PropertyChange, type ResourceCore } from "../resource-core";
+import { partialFailure, replacedProperties, type PropertyChange, type ResourceCore } from "../resource-core";
 import { conceal, reveal, secret, type Path } from "./_secrets";
 
 /** The package root: `dist/provider/plugin` → `.`, where package.json and schema.json are. */
@@ -139,8 +139,16 @@ export function pluginProvider(): PluginProvider {
     async update(id, urn, olds, news, oldInputs) {
       const core = coreOf(urn);
       const revealed = reveal(news);
-      const outs = await core.update(providerClient(), id, oldState(olds, oldInputs).plain as object, revealed.plain as object);
-      return { outs: conceal(computed(core, outs), secretPaths(core, revealed.secrets)) };
+      const old = oldState(olds, oldInputs);
+      const secrets = secretPaths(core, revealed.secrets, old.secrets);
+      try {
+        const outs = await core.update(providerClient(), id, old.plain as object, revealed.plain as object);
+        return { outs: conceal(computed(core, outs), secrets) };
+      } catch (error) {
+        // A partial failure keeps the inputs as applied in its outputs: the engine records the
+        // declared inputs, and the next diff takes the outputs over them (oldState).
+        throw partialFailure(error, (outs) => conceal(outs, secrets) as object);
+      }
     },
 
     async delete(id, urn) {

@@ -51,9 +51,18 @@ describe("diff", () => {
   });
 
   test.each([
-    [{ sources: [sources[0], inline(".agents/hooks-scripts/gate.py", "changed")], network: olds.network }, ["sources[1].content"]],
-    [{ sources: [...sources, inline("b", "b")], network: olds.network }, ["sources[2]"]],
+    [{ sources: [sources[0], inline(".agents/hooks-scripts/gate.py", "changed")], network: olds.network }],
+    [{ sources: [...sources, inline("b", "b")], network: olds.network }],
+    [{ sources: [sources[0], { ...sources[1], content: Buffer.from("changed").toString("base64"), encoding: "base64" as const }], network: olds.network }],
+  ])("an edited or an added inline source is an update in place: %j", async (news) => {
+    expect(await provider.diff!("env_x", olds, news)).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+  });
+
+  test.each([
     [{ sources: [sources[0]], network: olds.network }, ["sources[1]"]],
+    [{ sources: [sources[0], inline(".agents/hooks-scripts/other.py", "print('{}')")], network: olds.network }, ["sources[1].target"]],
+    [{ sources: [...sources, { type: "repository" as const, source: "file:///srv/repo" }], network: olds.network }, ["sources[2]"]],
+    [{ sources: [sources[0], inline(".agents/hooks-scripts/gate.py", "changed")], network: olds.network, updateStrategy: "replace" as const }, ["sources[1].content"]],
     [{ sources, network: "disabled" as const }, ["network"]],
     [{ sources, network: { allowlist: [{ domain: "b.example.com" }] } }, ["network.allowlist[0].domain"]],
     [{ sources, network: olds.network, fromEnvironment: "env_y" }, ["fromEnvironment"]],
@@ -74,6 +83,18 @@ describe("diff", () => {
 
   test("adopt is not a change: removing it after adoption keeps the environment", async () => {
     expect((await provider.diff!("env_x", { ...olds, adopt: "env_x" }, { sources, network: olds.network })).changes).toBe(false);
+  });
+
+  test("an inline source that a later source writes over is not updated in place: the upload would win over the later one", async () => {
+    const shadowed = [inline("workspace/conf.json", "{}"), { type: "repository" as const, source: "file:///srv/repo", target: "workspace" }];
+    const result = await provider.diff!("env_x", { ...olds, sources: shadowed }, { sources: [inline("workspace/conf.json", "{\"a\":1}"), shadowed[1]], network: olds.network });
+    expect(result.replaces).toEqual(["sources[0].content"]);
+  });
+
+  test("hook files refresh found rewritten are an update; with updateStrategy replace, a replacement", async () => {
+    const drifted = { ...olds, driftedHookFiles: [".agents/hooks-scripts/gate.py"] };
+    expect(await provider.diff!("env_x", drifted, { sources, network: olds.network })).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+    expect((await provider.diff!("env_x", drifted, { sources, network: olds.network, updateStrategy: "replace" })).replaces).toEqual(["driftedHookFiles"]);
   });
 
   test("an expired environment is replaced", async () => {
