@@ -9,6 +9,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 
 import { createPackedWorkspace, type PackedWorkspace } from "../../../cli/commands/_packed-workspace";
+import { EnvironmentsClient } from "../../../sdk/client";
 import { inline, startTestEmulator, TEST_KEY, type TestEmulator } from "../../support/emulator";
 import { SECRET, startPlugin, type PluginClient } from "../../support/plugin-client";
 
@@ -74,24 +75,42 @@ describe("Environment", () => {
     expect((await plugin.check("Environment", { sources })).inputs).toEqual({ sources });
   });
 
-  test("diff is detailed: each changed path replaces, named with its kind", async () => {
+  test("diff is detailed: each changed path named with its kind; edited and added inline sources update in place", async () => {
     const olds = { sources, network: "disabled", status: "active" };
     expect(await plugin.diff("Environment", "env_x", olds, { sources, network: "disabled" })).toMatchObject({ changes: "none", replaces: [], detailedDiff: {} });
     const changed = [sources[0], { ...sources[1], content: SECRET("other") }, inline("b", "b")];
-    expect(await plugin.diff("Environment", "env_x", olds, { sources: changed, network: { allowlist: [] } })).toEqual({
+    expect(await plugin.diff("Environment", "env_x", olds, { sources: changed, network: "disabled" })).toEqual({
       changes: "some",
-      replaces: ["sources", "network"],
-      diffs: ["sources", "network"],
+      replaces: [],
+      diffs: ["sources"],
       deleteBeforeReplace: false,
       detailedDiff: {
+        "sources[1].content": { kind: "update", inputDiff: true },
+        "sources[2]": { kind: "add", inputDiff: true },
+      },
+    });
+    expect(await plugin.diff("Environment", "env_x", olds, { sources: [changed[0], { ...changed[1], target: "moved.txt" }], network: { allowlist: [] } })).toMatchObject({
+      replaces: ["sources", "network"],
+      detailedDiff: {
+        "sources[1].target": { kind: "updateReplace", inputDiff: true },
         "sources[1].content": { kind: "updateReplace", inputDiff: true },
-        "sources[2]": { kind: "addReplace", inputDiff: true },
         network: { kind: "updateReplace", inputDiff: true },
       },
     });
     expect((await plugin.diff("Environment", "env_x", { ...olds, status: "expired" }, { sources, network: "disabled" })).detailedDiff).toEqual({
       status: { kind: "updateReplace", inputDiff: false },
     });
+  });
+
+  test("update uploads an edited secret source in place: same id, computed outputs only, the new content in the environment", async () => {
+    const created = await plugin.create("Environment", { sources, network: "disabled" });
+    const news = { sources: [sources[0], { ...sources[1], content: SECRET("correct horse") }], network: "disabled" };
+    const outs = await plugin.update("Environment", created.id, created.properties, news, { sources, network: "disabled" });
+    expect(outs).toEqual({ ...created.properties, sizeBytes: 8 + 13, updated: expect.any(String), lastAccessed: expect.any(String) });
+    const client = new EnvironmentsClient({ apiKey: TEST_KEY, baseUrl: emulator.url });
+    expect((await client.files.downloadBuffer(created.id, "secret.txt")).data.toString()).toBe("correct horse");
+    await client.close();
+    await plugin.delete("Environment", created.id, outs);
   });
 
   test("create returns the computed outputs only; read by id alone (import) gives the inputs; refresh keeps secrets; delete", async () => {

@@ -18,7 +18,7 @@ test("every resource, component and type is there", () => {
   expect(Object.keys(schema.resources)).toEqual(["gemini-environments:index:Credential", "gemini-environments:index:Environment", "gemini-environments:index:GuardedEnvironment"]);
   expect(schema.resources["gemini-environments:index:GuardedEnvironment"]?.isComponent).toBe(true);
   expect(Object.keys(schema.types).sort()).toEqual(
-    ["AllowlistEntry", "CommandHandler", "EnvironmentMode", "HookBundle", "HooksGroup", "HooksRule", "HttpHandler", "NetworkAllowlist", "Source", "SourceType"].map(
+    ["AllowlistEntry", "CommandHandler", "EnvironmentMode", "HookBundle", "HooksGroup", "HooksRule", "HooksTestCase", "HttpHandler", "NetworkAllowlist", "Source", "SourceType", "UpdateStrategy"].map(
       (name) => `gemini-environments:index:${name}`,
     ),
   );
