@@ -1,5 +1,6 @@
 // The life of a stack of two environments through the real engine, credentials from the environment
-// (GOOGLE_API_KEY, GOOGLE_GEMINI_BASE_URL): up, no-op preview, a replacement, an out-of-band delete,
+// (GOOGLE_API_KEY, GOOGLE_GEMINI_BASE_URL): up, no-op preview, a replacement (a moved source; an edited one
+// updates in place: hooks-lifecycle.test.ts), an out-of-band delete,
 // destroy — with the API calls each step makes, counted in the emulator's request log.
 import { execFileSync } from "node:child_process";
 import * as path from "node:path";
@@ -16,7 +17,7 @@ const a = new genv.Environment("a", {
   network: "disabled",
 });
 const b = new genv.Environment("b", {
-  sources: [{ type: "inline", target: "workspace/b.txt", content: config.get("bContent") ?? "one\\n" }],
+  sources: [{ type: "inline", target: config.get("bTarget") ?? "workspace/b.txt", content: "one\\n" }],
 });
 exports.aId = a.id;
 exports.aStatus = a.status;
@@ -84,8 +85,8 @@ describe("Environment lifecycle (real engine, credentials from the environment)"
     expect(requests.sort()).toEqual([`GET /v1beta/environments/${ids.a}`, `GET /v1beta/environments/${ids.b}`].sort());
   }, E2E_TEST_TIMEOUT_MS);
 
-  test("a changed source previews as a replacement of that environment only; up replaces it", async () => {
-    await stack.setConfig("bContent", { value: "two\n" });
+  test("a moved source previews as a replacement of that environment only; up replaces it", async () => {
+    await stack.setConfig("bTarget", { value: "workspace/c.txt" });
     const preview = await e2e().run(stack, (s, onOutput) => s.preview({ onOutput, diff: true }));
     expect(preview.changeSummary).toEqual({ replace: 1, same: 2 });
     // The replaced resource, by URN, and the changed path.
@@ -99,7 +100,7 @@ describe("Environment lifecycle (real engine, credentials from the environment)"
     expect(up.outputs.bId.value).not.toBe(ids.b);
     expect(await isGone(e2e().client, ids.b)).toBe(true);
     const b = await e2e().client.get(up.outputs.bId.value);
-    expect(b.sources).toEqual([{ type: "inline", target: "workspace/b.txt", content: "two\n" }]);
+    expect(b.sources).toEqual([{ type: "inline", target: "workspace/c.txt", content: "one\n" }]);
     ids.b = up.outputs.bId.value;
   }, E2E_TEST_TIMEOUT_MS);
 

@@ -1,7 +1,7 @@
 // The native plugin through the real engine, from a JavaScript program that declares an explicit
 // provider (its apiKey a plain string, nothing in the environment or the stack config) and an
 // Environment and a Credential it serves: up; a preview whose engine events carry the detailed diff
-// (the changed source replaces, the rotated token updates in place) and whose text names the path;
+// (the moved source replaces, the rotated token updates in place) and whose text names the path;
 // a state that holds neither the key nor the token in plain text; destroy.
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -21,7 +21,7 @@ const config = new pulumi.Config();
 const read = (file) => fs.readFileSync(require("node:path").join(__dirname, file), "utf8").trim();
 const provider = new pulumi.ProviderResource("gemini-environments", "explicit", { apiKey: read("key.txt"), baseUrl: config.require("url") });
 const env = new pulumi.CustomResource("gemini-environments:index:Environment", "env", {
-  sources: [{ type: "inline", target: "workspace/a.txt", content: config.get("content") || "one\\n" }],
+  sources: [{ type: "inline", target: config.get("target") || "workspace/a.txt", content: "one\\n" }],
   network: "disabled",
   status: undefined,
   fileCount: undefined,
@@ -62,7 +62,7 @@ describe("the plugin through the real engine (explicit provider)", () => {
   }, E2E_TEST_TIMEOUT_MS);
 
   test("preview --diff: the detailed diff says the source replaces and the token updates in place", async () => {
-    await stack.setConfig("content", { value: "two\n" });
+    await stack.setConfig("target", { value: "workspace/b.txt" });
     await fs.promises.writeFile(path.join(dir, "token.txt"), `${ROTATED}\n`);
     const events: EngineEvent[] = [];
     const preview = await e2e().run(stack, (s, onOutput) => s.preview({ onOutput, diff: true, onEvent: (event) => events.push(event) }));
@@ -75,9 +75,9 @@ describe("the plugin through the real engine (explicit provider)", () => {
           : [],
       ),
     );
-    expect(detailed.env).toEqual({ "sources[0].content": { diffKind: "update-replace", inputDiff: true } });
+    expect(detailed.env).toEqual({ "sources[0].target": { diffKind: "update-replace", inputDiff: true } });
     expect(detailed.token).toEqual({ token: { diffKind: "update", inputDiff: true } });
-    expect(preview.output).toMatch(/~ sources\s*: \[\s*~ \[0\]: {\s*~ content\s*:/);
+    expect(preview.output).toMatch(/~ sources\s*: \[\s*~ \[0\]: {\s*~ target\s*:/);
     expect(preview.output).not.toContain(ROTATED);
   }, E2E_TEST_TIMEOUT_MS);
 

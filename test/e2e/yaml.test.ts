@@ -1,7 +1,7 @@
 // Pulumi YAML through the plugin on the real engine: examples/yaml-security-gate (the gate's hooks.json
 // and script read with fn::readFile, a network allowlist), credentials from stack config — up; a
 // no-op preview with no API call; `preview --diff` after an edit of the script, naming the source
-// that replaces the environment; refresh; `pulumi import` of an environment created out of band,
+// that is uploaded in place; refresh, and a rewritten hook file restored; `pulumi import` of an environment created out of band,
 // whose generated YAML, added to the program, previews no change; a state without the key; destroy.
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -48,23 +48,40 @@ describe("Pulumi YAML through the plugin: examples/yaml-security-gate (real engi
     expect(requests).toEqual([]);
   }, E2E_TEST_TIMEOUT_MS);
 
-  test("preview --diff after an edit of gate.py: the per-property diff names sources[1].content, which replaces", async () => {
+  test("preview --diff after an edit of gate.py: the detailed diff names sources[1].content, an update; up uploads it and keeps the id", async () => {
     await fs.promises.appendFile(path.join(dir, "hooks-scripts", "gate.py"), "# reviewed\n");
     const events: EngineEvent[] = [];
     const preview = await e2e().run(stack, (s, onOutput) => s.preview({ onOutput, diff: true, onEvent: (event) => events.push(event) }));
-    expect(preview.changeSummary).toMatchObject({ replace: 1 });
-    const replace = events.find((event) => event.resourcePreEvent?.metadata.op === "replace")?.resourcePreEvent?.metadata;
-    expect(replace?.detailedDiff).toEqual({ "sources[1].content": { diffKind: "update-replace", inputDiff: true } });
+    expect(preview.changeSummary).toMatchObject({ update: 1 });
+    const update = events.find((event) => event.resourcePreEvent?.metadata.op === "update")?.resourcePreEvent?.metadata;
+    expect(update?.detailedDiff).toEqual({ "sources[1].content": { diffKind: "update", inputDiff: true } });
     expect(preview.output).toMatch(/~ sources\s*: \[\s*~ \[1\]: {\s*~ content\s*:[\s\S]*\+ # reviewed/);
 
     const up = await e2e().run(stack, (s, onOutput) => s.up({ onOutput }));
-    expect(up.outputs.environmentId.value).not.toBe(environmentId);
-    environmentId = up.outputs.environmentId.value;
+    expect(up.outputs.environmentId.value).toBe(environmentId);
+    const gate = await e2e().client.files.downloadBuffer(environmentId, ".agents/hooks-scripts/gate.py");
+    expect(gate.data.toString()).toMatch(/# reviewed\n$/);
   }, E2E_TEST_TIMEOUT_MS);
 
-  test("refresh makes one GET", async () => {
+  test("refresh makes one GET, and downloads the two declared hook files only", async () => {
     const requests = await e2e().requestsDuring(() => e2e().run(stack, (s, onOutput) => s.refresh({ onOutput })));
-    expect(requests).toEqual([`GET /v1beta/environments/${environmentId}`]);
+    const files = `GET /v1beta/environments/${environmentId}/files`;
+    expect(requests.sort()).toEqual([`GET /v1beta/environments/${environmentId}`, `${files}/.agents/hooks-scripts/gate.py`, `${files}/.agents/hooks.json`]);
+  }, E2E_TEST_TIMEOUT_MS);
+
+  test("a hook file the agent rewrote: refresh records its path, the preview's detailed diff shows it, up restores it", async () => {
+    const hooks = ".agents/hooks.json";
+    const declared = (await e2e().client.files.downloadBuffer(environmentId, hooks)).data.toString();
+    await e2e().client.executeTool(environmentId, { name: "code_execution", args: { code: `echo '{}' > /${hooks}`, language: "bash" } });
+    await e2e().run(stack, (s, onOutput) => s.refresh({ onOutput }));
+    const events: EngineEvent[] = [];
+    const preview = await e2e().run(stack, (s, onOutput) => s.preview({ onOutput, onEvent: (event) => events.push(event) }));
+    expect(preview.changeSummary).toMatchObject({ update: 1 });
+    expect(events.find((event) => event.resourcePreEvent?.metadata.op === "update")?.resourcePreEvent?.metadata.detailedDiff).toEqual({
+      driftedHookFiles: { diffKind: "update", inputDiff: false },
+    });
+    await e2e().run(stack, (s, onOutput) => s.up({ onOutput }));
+    expect((await e2e().client.files.downloadBuffer(environmentId, hooks)).data.toString()).toBe(declared);
   }, E2E_TEST_TIMEOUT_MS);
 
   test("pulumi import of an environment made out of band: its generated YAML, added to the program, previews no change", async () => {
