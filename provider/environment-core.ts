@@ -2,6 +2,10 @@
  * The Environment resource's core (resource-core.ts): check, diff, create, read, update and delete,
  * called by the dynamic provider (environment-provider.ts) and the plugin (plugin/provider.ts).
  *
+ * Updates: an edited or added inline source is uploaded (update); any other change replaces the
+ * environment (inline-files.ts says which is which). Refresh compares the declared hook files with
+ * the environment's (`driftedHookFiles`), and the next update uploads them again.
+ *
  * Expired environments: `read` (refresh) keeps an expired environment in state with
  * `status: "expired"`, and `diff` then replaces it, so the next `up` creates a fresh one and
  * deletes the expired one — nothing is dropped from state while it still exists on the server.
