@@ -54,4 +54,8 @@ export const GuardedEnvironmentOutputs = z.object({
   status: z.string().meta({ description: "`active` or `expired`." }),
   fileCount: z.number().int().meta({ description: "Number of files in the environment." }),
   sizeBytes: z.number().int().meta({ description: "Total size of the environment's files, in bytes." }),
+  policyTests: z
+    .string()
+    .optional()
+    .meta({ description: "The policy cases' outcome at this preview or update: `N passed`, or `skipped` where no sandbox runs them (a failed case fails the operation). Absent without cases." }),
 });

@@ -57,6 +57,8 @@ export class GuardedEnvironment extends pulumi.ComponentResource {
   readonly lastAccessed: pulumi.Output<string>;
   /** The child resource. */
   readonly environment: EnvironmentResource;
+  /** The bundle's policy cases: `2 passed`, or `skipped` where no sandbox runs them; fails the operation on a regression. Undefined without cases. */
+  readonly policyTests?: pulumi.Output<string>;
   /** The linter's warnings reported at program time (acknowledged codes left out). */
   readonly warnings: Finding[];
 
@@ -87,13 +89,13 @@ export class GuardedEnvironment extends pulumi.ComponentResource {
     this.created = this.environment.created;
     this.lastAccessed = this.environment.lastAccessed;
     // The bundle's policy cases, at every preview and update: a regression fails the operation.
-    const policyTests = args.hooks.tests.length > 0 ? pulumi.output(checkPolicy(args.hooks, this)) : undefined;
+    this.policyTests = args.hooks.tests.length > 0 ? pulumi.output(checkPolicy(args.hooks, this)) : undefined;
     this.registerOutputs({
       environmentId: this.environmentId,
       status: this.status,
       fileCount: this.fileCount,
       sizeBytes: this.sizeBytes,
-      ...(policyTests && { policyTests }),
+      ...(this.policyTests && { policyTests: this.policyTests }),
     });
   }
 

@@ -48,7 +48,15 @@ export async function construct(name: string, type: string, inputs: pulumi.Input
   );
   return {
     urn: component.urn,
-    state: { environmentId: component.environmentId, status: component.status, fileCount: component.fileCount, sizeBytes: component.sizeBytes },
+    // The policy cases' outcome is part of the state, so that a failed case fails construct, and with it
+    // the preview: an output registered only with registerOutputs would be logged, not fail it.
+    state: {
+      environmentId: component.environmentId,
+      status: component.status,
+      fileCount: component.fileCount,
+      sizeBytes: component.sizeBytes,
+      ...(component.policyTests && { policyTests: component.policyTests }),
+    },
   };
 }
 

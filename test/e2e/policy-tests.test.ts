@@ -1,6 +1,6 @@
 // A HookBundle's policy cases run at preview, in the local sandbox, through the real engine: a case
 // that no longer holds stops the preview naming it; cases that hold let it through.
-import { E2E_TEST_TIMEOUT_MS, program, useE2E } from "./_workspace";
+import { E2E_TEST_TIMEOUT_MS, pluginProject, program, useE2E } from "./_workspace";
 
 const gateProgram = (expectForCurl: "allow" | "deny") =>
   program(`
@@ -21,6 +21,34 @@ const env = new genv.GuardedEnvironment("tested", { hooks, network: genv.Network
 exports.environmentId = env.environmentId;
 `);
 
+/** The same component in Pulumi YAML, built by the plugin's construct, with its cases in `hooks.tests`. */
+const yamlProgram = (expectForCurl: "allow" | "deny") => `resources:
+  tested:
+    type: gemini-environments:index:GuardedEnvironment
+    properties:
+      hooks:
+        config:
+          gate:
+            pre_tool_execution:
+              - matcher: code_execution
+                hooks:
+                  - type: command
+                    command: python3 /.agents/hooks-scripts/gate.py
+                    timeout: 10
+        scripts:
+          gate.py: "import json, sys\\ncode = json.load(sys.stdin)['tool_call']['args'].get('code', '')\\nprint(json.dumps({'decision': 'deny', 'reason': 'destructive'} if 'rm -rf' in code else {'decision': 'allow'}))\\n"
+        tests:
+          - name: rm is blocked
+            tool_call: { name: code_execution, args: { code: "rm -rf /" } }
+            expect: deny
+            reason: destructive
+          - name: curl
+            tool_call: { name: code_execution, args: { code: "curl example.com" } }
+            expect: ${expectForCurl}
+      network: disabled
+      acknowledgedWarnings: [inline-hooks-writable]
+`;
+
 describe("policy tests at preview (real engine)", () => {
   const e2e = useE2E();
 
@@ -38,5 +66,17 @@ describe("policy tests at preview (real engine)", () => {
     const stack = await e2e().stack(dir, "passing");
     const preview = await e2e().run(stack, (s, onOutput) => s.preview({ onOutput }));
     expect(preview.changeSummary.create).toBeGreaterThanOrEqual(2);
+  }, E2E_TEST_TIMEOUT_MS);
+
+  test.each([
+    ["deny", /policy tests failed \(1 of 2\):\s+- curl: expected deny, got allow/],
+    ["allow", undefined],
+  ] as const)("Pulumi YAML, through the plugin's construct: hooks.tests expecting curl %s", async (expectForCurl, failure) => {
+    const name = `policy-yaml-${expectForCurl}`;
+    const dir = await e2e().workspace.addProgram(name, { "index.js": "" }, `${pluginProject(name, e2e().pluginBinDir, "runtime: yaml")}${yamlProgram(expectForCurl)}`);
+    const stack = await e2e().stack(dir, "yaml");
+    const preview = e2e().run(stack, (s, onOutput) => s.preview({ onOutput }));
+    if (failure) await expect(preview).rejects.toThrow(failure);
+    else expect((await preview).changeSummary.create).toBeGreaterThanOrEqual(2);
   }, E2E_TEST_TIMEOUT_MS);
 });
