@@ -19,13 +19,21 @@ export async function medianMs(runs: number, body: () => Promise<unknown>): Prom
 
 /**
  * Medians of ours and of the baseline, run alternately so that both see the same machine: on a
- * noisy two-core box, load that comes and goes would otherwise land on one side only.
+ * noisy two-core box, load that comes and goes would otherwise land on one side only. `before`,
+ * when given, runs untimed ahead of each run of a side (e.g. a config change the run applies).
  */
-export async function interleavedMedians(runs: number, ours: () => Promise<unknown>, baseline: () => Promise<unknown>): Promise<[number, number]> {
+export async function interleavedMedians(
+  runs: number,
+  ours: () => Promise<unknown>,
+  baseline: () => Promise<unknown>,
+  before?: (side: "ours" | "baseline") => Promise<unknown>,
+): Promise<[number, number]> {
   const oursTimes: number[] = [];
   const baselineTimes: number[] = [];
   for (let i = 0; i < runs; i++) {
+    await before?.("ours");
     oursTimes.push(await medianMs(1, ours));
+    await before?.("baseline");
     baselineTimes.push(await medianMs(1, baseline));
   }
   const median = (times: number[]) => times.sort((a, b) => a - b)[Math.floor(times.length / 2)];
@@ -38,21 +46,26 @@ export interface Comparison {
   baselineName: string;
   baseline: number;
   target: number;
+  /** Printed after the target, e.g. a difference in ms. */
+  note?: string;
 }
 
 export function printComparisons(title: string, rows: readonly Comparison[]): void {
+  const nameWidth = Math.max(46, ...rows.map((row) => row.name.length));
+  const baselineWidth = Math.max(24, ...rows.map((row) => row.baselineName.length));
   console.log(`\n${title}`);
-  console.log(["measure".padEnd(46), "ours ms".padStart(9), "baseline".padEnd(24), "base ms".padStart(9), "ratio".padStart(7), "target".padStart(7)].join("  "));
+  console.log(["measure".padEnd(nameWidth), "ours ms".padStart(9), "baseline".padEnd(baselineWidth), "base ms".padStart(9), "ratio".padStart(7), "target".padStart(7)].join("  "));
   for (const row of rows) {
     const ratio = row.ours / row.baseline;
     console.log(
       [
-        row.name.padEnd(46),
+        row.name.padEnd(nameWidth),
         row.ours.toFixed(1).padStart(9),
-        row.baselineName.padEnd(24),
+        row.baselineName.padEnd(baselineWidth),
         row.baseline.toFixed(1).padStart(9),
         `${ratio.toFixed(2)}x`.padStart(7),
         `≤${row.target}x`.padStart(7),
+        ...(row.note ? [row.note] : []),
       ].join("  "),
     );
   }

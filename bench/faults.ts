@@ -6,32 +6,20 @@
  * created, orphans (on the server, not in the state), duplicates (two with the same spec), runs to
  * converge, and what destroy left behind. Goal: 0 orphans, 0 duplicates, at most 2 runs each.
  */
-import { promises as fs } from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { createPackedWorkspace } from "../cli/commands/_packed-workspace";
-import { ensurePulumiEngine, localPulumiEnv, pulumiCommand } from "../cli/commands/_pulumi-engine";
 import { EnvironmentsClient } from "../sdk";
-import { startServeProcess, type Comparison } from "./_measure";
+import { startEngineBench } from "./_engine";
+import type { Comparison } from "./_measure";
 
 const COUNT = 50;
 const RATE = 0.2;
 const MAX_RUNS = 5;
 
 export async function benchFaults(log: (line: string) => void = console.log, seed = Number(process.env.GENV_FAULT_SEED ?? 7)): Promise<Comparison[]> {
-  const repoRoot = path.resolve(__dirname, "..", "..");
   // `slow` answers 2 s late: slower than a healthy answer, within a client's timeout.
-  const server = await startServeProcess(["--faults", `rate=${RATE},seed=${seed},retry-after=0,delay=2s`]);
-  const scratch = await fs.mkdtemp(path.join(os.tmpdir(), "genv-bench-faults-"));
-  const workspace = await createPackedWorkspace({ repoRoot, build: false });
-  const client = new EnvironmentsClient({ apiKey: server.key, baseUrl: server.url, env: {}, retry: { maxAttempts: 10, initialDelayMs: 10 } });
+  const bench = await startEngineBench("faults", ["--faults", `rate=${RATE},seed=${seed},retry-after=0,delay=2s`]);
+  const client = new EnvironmentsClient({ apiKey: bench.server.key, baseUrl: bench.server.url, env: {}, retry: { maxAttempts: 10, initialDelayMs: 10 } });
   try {
-    const binDir = await ensurePulumiEngine(repoRoot);
-    await Promise.all(["home", "backend"].map((dir) => fs.mkdir(path.join(scratch, dir))));
-    const env = { ...localPulumiEnv(binDir, path.join(scratch, "home"), path.join(scratch, "backend")), GOOGLE_API_KEY: server.key, GOOGLE_GEMINI_BASE_URL: server.url };
-    const { LocalWorkspace } = await import("@pulumi/pulumi/automation");
-    const dir = await workspace.addExample("fleet");
-    const stack = await LocalWorkspace.createOrSelectStack({ stackName: "faults", workDir: dir }, { envVars: env, pulumiCommand: await pulumiCommand(binDir) });
+    const stack = await bench.stack(await bench.workspace.addExample("fleet"), "faults");
     await stack.setConfig("count", { value: String(COUNT) });
 
     const until = async (step: () => Promise<unknown>): Promise<{ runs: number; failures: string[] }> => {
@@ -82,9 +70,7 @@ export async function benchFaults(log: (line: string) => void = console.log, see
     ];
   } finally {
     await client.close();
-    await workspace.cleanup();
-    await fs.rm(scratch, { recursive: true, force: true });
-    await server.stop();
+    await bench.cleanup();
   }
 }
 

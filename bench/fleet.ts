@@ -17,18 +17,15 @@
  * (the plugin's outputs hold the computed values only). Also printed: the API calls per resource of
  * the plugin's up, no-op preview, refresh and destroy. Runs from the repo after `npm run build`.
  */
-import { execFile, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
-import { createPackedWorkspace } from "../cli/commands/_packed-workspace";
-import { ensurePulumiEngine, localPulumiEnv, pulumiCommand } from "../cli/commands/_pulumi-engine";
+import type { Stack } from "@pulumi/pulumi/automation";
 import { group, command, hooksConfig } from "../hooks/builders";
 import { serializeHooks } from "../hooks/serialize";
-import { startServeProcess, type Comparison } from "./_measure";
-
-const execFileAsync = promisify(execFile);
+import { startEngineBench } from "./_engine";
+import { execFileAsync, type Comparison } from "./_measure";
 
 const COUNT = 50;
 const ROUNDS = Number(process.env.GENV_BENCH_FLEET_ROUNDS) > 0 ? Number(process.env.GENV_BENCH_FLEET_ROUNDS) : 5; // GENV_BENCH_FLEET_ROUNDS=… to change
@@ -94,20 +91,14 @@ interface LogEntry {
 }
 
 export async function benchFleet(log: (line: string) => void = console.log): Promise<Comparison[]> {
-  const repoRoot = path.resolve(__dirname, "..", "..");
   const requests: LogEntry[] = [];
-  const server = await startServeProcess(["--log-format", "json"], (line) => {
+  const bench = await startEngineBench("fleet", ["--log-format", "json"], (line) => {
     if (line.startsWith("{")) requests.push(JSON.parse(line) as LogEntry);
   });
-  const scratch = await fs.mkdtemp(path.join(os.tmpdir(), "genv-bench-fleet-"));
-  const workspace = await createPackedWorkspace({ repoRoot, build: false });
+  const { repoRoot, scratch, workspace, env } = bench;
   const cleanups: Array<() => Promise<void>> = [];
   try {
-    const binDir = await ensurePulumiEngine(repoRoot);
-    await Promise.all(["home", "backend", "floor"].map((dir) => fs.mkdir(path.join(scratch, dir))));
-    const env = { ...localPulumiEnv(binDir, path.join(scratch, "home"), path.join(scratch, "backend")), GOOGLE_API_KEY: server.key, GOOGLE_GEMINI_BASE_URL: server.url };
-    const { LocalWorkspace } = await import("@pulumi/pulumi/automation");
-    const cli = await pulumiCommand(binDir);
+    await fs.mkdir(path.join(scratch, "floor"));
 
     // The programs, the inputs they share, and the floor's plugin.
     const inputs = await fleetInputs(repoRoot);
@@ -116,7 +107,7 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
     const pulumiDir = path.join(workspace.root, "node_modules", "@pulumi", "pulumi");
     const floorLauncher = await writeFloorPlugin(path.join(scratch, "floor"), pulumiDir);
     const pluginLauncher = path.join(workspace.root, "node_modules", "pulumi-gemini-environments", "bin", "pulumi-resource-gemini-environments");
-    const stacks = {} as Record<Variant, Awaited<ReturnType<typeof LocalWorkspace.createOrSelectStack>>>;
+    const stacks = {} as Record<Variant, Stack>;
     for (const variant of VARIANTS) {
       const plugins: Record<Variant, string> = {
         plugin: `plugins:\n  providers:\n    - name: gemini-environments\n      path: ${path.dirname(pluginLauncher)}\n`,
@@ -126,7 +117,7 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
       };
       const dir = await workspace.addProgram(`fleet-${variant}`, { "index.js": fleetProgram(variant), "inputs.json": JSON.stringify(inputs) }, projectYaml(`fleet-${variant}`, plugins[variant]));
       const envVars = variant === "stubbed" ? { ...env, GOOGLE_GEMINI_BASE_URL: stub.url } : env;
-      stacks[variant] = await LocalWorkspace.createOrSelectStack({ stackName: "bench", workDir: dir }, { envVars, pulumiCommand: cli });
+      stacks[variant] = await bench.stack(dir, "bench", envVars);
       await stacks[variant].setConfig("count", { value: String(COUNT) });
     }
 
@@ -222,9 +213,7 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
     ];
   } finally {
     for (const cleanup of cleanups) await cleanup();
-    await workspace.cleanup();
-    await fs.rm(scratch, { recursive: true, force: true });
-    await server.stop();
+    await bench.cleanup();
   }
 }
 
