@@ -9,8 +9,8 @@
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createPackedWorkspace } from "../cli/commands/_packed-workspace";
-import { ensurePulumiEngine, localPulumiEnv, pulumiCommand } from "../cli/commands/_pulumi-engine";
+import { createPackedWorkspace } from "../devtools/packed-workspace";
+import { ensurePulumiEngine, localPulumiEnv, pulumiCommand } from "../devtools/pulumi-engine";
 import { EnvironmentsClient } from "../sdk";
 import { startServeProcess, type Comparison } from "./_measure";
 
