@@ -10,7 +10,7 @@
 # scripts/emulator-base-image makes one without a registry.
 ARG BASE_IMAGE=node:22-bookworm-slim
 
-# --- build: compile the TypeScript, keep the production dependencies ------------------------------------
+# --- build: compile the TypeScript, keep the production dependencies and the emulator's -----------------
 FROM ${BASE_IMAGE} AS build
 # better-sqlite3 downloads a prebuilt binary; where it cannot (no route to GitHub, another libc or CPU) it
 # compiles against this Node's own headers (npm_config_nodedir: no header download either).
@@ -27,7 +27,14 @@ RUN if [ -n "$EXTRA_CA_CERTS" ]; then printf '%s\n' "$EXTRA_CA_CERTS" >/tmp/extr
  && npm ci \
  && rm -f /tmp/extra-ca.pem
 COPY . .
-RUN npm run build && npm prune --omit=dev && chmod 0755 dist/cli/main.js
+# The emulator's own packages are optional peer dependencies of the package (a provider-only install goes
+# without them) and devDependencies of the checkout; here they are what the image runs, so they move to
+# dependencies before the prune keeps exactly those (at the versions package-lock.json gives).
+RUN npm run build \
+ && node -e 'const fs = require("node:fs"); const p = JSON.parse(fs.readFileSync("package.json", "utf8")); \
+      for (const name of Object.keys(p.peerDependenciesMeta)) { p.dependencies[name] = p.devDependencies[name]; delete p.devDependencies[name]; } \
+      fs.writeFileSync("package.json", JSON.stringify(p, null, 2) + "\n");' \
+ && npm prune --omit=dev && chmod 0755 dist/cli/main.js
 
 # --- runtime --------------------------------------------------------------------------------------------
 FROM ${BASE_IMAGE}

@@ -8,8 +8,8 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
-import { createPackedWorkspace, type PackedWorkspace } from "../cli/commands/_packed-workspace";
-import { ensurePulumiEngine, localPulumiEnv, pulumiCommand } from "../cli/commands/_pulumi-engine";
+import { createPackedWorkspace, type PackedWorkspace } from "../devtools/packed-workspace";
+import { ensurePulumiEngine, localPulumiEnv, pulumiCommand } from "../devtools/pulumi-engine";
 import { startServeProcess } from "./_measure";
 
 export interface EngineBench {

@@ -5,7 +5,6 @@
  */
 import { Command, CommanderError } from "commander";
 import * as exec from "./commands/exec";
-import * as demo from "./commands/demo";
 import * as envCat from "./commands/env-cat";
 import * as envFiles from "./commands/env-files";
 import * as envGet from "./commands/env-get";
@@ -19,7 +18,7 @@ import { CLIError } from "./errors";
 
 export function buildProgram(): Command {
   const program = new Command("genv")
-    .description("Gemini Environments as code: local emulator, a look inside an API, hooks tooling and demo")
+    .description("Gemini Environments as code: local emulator, a look inside an API, hooks tooling")
     .showHelpAfterError()
     .exitOverride();
   serve.register(program);
@@ -28,7 +27,6 @@ export function buildProgram(): Command {
   hooksDiff.register(program);
   exec.register(program);
   for (const command of [envList, envGet, envFiles, envCat, envRm]) command.register(program);
-  demo.register(program);
   return program;
 }
 

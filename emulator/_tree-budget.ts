@@ -9,7 +9,7 @@
  * walks its tree once; any other change to the tree (an upload) moves the environment's `updated_ms`,
  * which invalidates it.
  */
-import { formatBytes, formatCount } from "./units";
+import { formatBytes, formatCount } from "../sdk/units";
 import { removeFile, truncateFile, type FileEntry, type TreeWalk } from "./_tree-ops";
 
 export interface TreeLimits {

@@ -6,7 +6,7 @@
  */
 import type { Command } from "commander";
 import type { Environment } from "../../sdk/schemas";
-import { formatBytes } from "../../emulator/units";
+import { formatBytes } from "../../sdk/units";
 import { withClient, type ApiArgs } from "./_api-client";
 import { formatFields } from "./_table";
 import { envCommand, withApiOptions } from "./env";

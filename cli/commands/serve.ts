@@ -5,15 +5,16 @@
 import { randomBytes } from "node:crypto";
 import { Command, Option } from "commander";
 import ms from "ms";
-import { EMULATOR_DEFAULTS, startEmulator, type RunningEmulator } from "../../emulator/server";
+import type { RunningEmulator } from "../../emulator/server";
 import type { RequestLogEntry } from "../../emulator/http";
-import { parseRoutes } from "../../emulator/egress";
 import { FaultSpecError, parseFaultSpec, type FaultSpec } from "../../emulator/faults";
 import { sandboxReadiness } from "../../emulator/sandbox";
 import { CLIError } from "../errors";
+import { loadEmulator } from "../load-emulator";
 
 export interface ServeOptions {
-  host: string;
+  /** Default: the emulator's, 127.0.0.1. */
+  host?: string;
   port: number;
   dataDir: string;
   apiKey: string[];
@@ -30,7 +31,7 @@ export function register(program: Command): void {
   program
     .command("serve")
     .description("run the local Environments API")
-    .option("--host <host>", "address to listen on", EMULATOR_DEFAULTS.host)
+    .option("--host <host>", 'address to listen on (default: "127.0.0.1")')
     .option("--port <port>", "port; 0 picks a free one", parsePort, 8765)
     .addOption(new Option("--data-dir <dir>", "where the database and file trees live").env("GENV_DATA_DIR").default(".genv-data"))
     .addOption(new Option("--api-key <key>", "accepted API key (repeatable); one is generated when omitted").env("GENV_API_KEY").argParser(collect).default([]))
@@ -60,6 +61,7 @@ export async function runServe(
   options: ServeOptions,
   log: (line: string) => void,
 ): Promise<{ emulator: RunningEmulator; generatedKey?: string }> {
+  const { startEmulator } = loadEmulator("genv serve");
   const idleTtlMs = ms(options.idleTtl as ms.StringValue);
   if (typeof idleTtlMs !== "number" || !(idleTtlMs > 0)) {
     throw new CLIError(`--idle-ttl: "${options.idleTtl}" is not a duration; use e.g. 90s, 30m, 12h or 7d`);
@@ -108,6 +110,7 @@ export function parseEgressRoutes(values: readonly string[]): Record<string, str
     if (at <= 0 || at === value.length - 1) throw new CLIError(`--egress-route: "${value}" is not HOST=URL, e.g. api.example.com=http://127.0.0.1:9000`);
     routes[value.slice(0, at)] = value.slice(at + 1);
   }
+  const { parseRoutes } = loadEmulator("genv serve");
   try {
     parseRoutes(routes);
   } catch (error) {

@@ -18,7 +18,7 @@ import { DEFAULT_LIMITS, type SandboxLimits, type SandboxResult, runInSandbox } 
 import { FILEOPS_PY, MAX_VIEW_BYTES } from "./_fileops";
 import type { SandboxEgress } from "../egress/sandbox";
 import { InvalidToolArgsError, SandboxError, UnknownToolError } from "./errors";
-import { formatBytes } from "../units";
+import { formatBytes } from "../../sdk/units";
 
 // ── schemas ─────────────────────────────────────────────────────────────────────────────────────
 

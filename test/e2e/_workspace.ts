@@ -1,5 +1,5 @@
 // The shared e2e fixture: the Pulumi engine (engine.ts), the package installed from its `npm pack`
-// tarball into one temp workspace (cli/commands/_packed-workspace.ts), an in-process emulator with its
+// tarball into one temp workspace (devtools/packed-workspace.ts), an in-process emulator with its
 // request log, and stacks of program dirs beneath the workspace driven through the Automation API.
 //
 //   const e2e = useE2E();              // beforeAll/afterAll of the calling test file
@@ -15,7 +15,7 @@ import { promisify } from "node:util";
 
 import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation";
 
-import { createPackedWorkspace, type PackedWorkspace } from "../../cli/commands/_packed-workspace";
+import { createPackedWorkspace, type PackedWorkspace } from "../../devtools/packed-workspace";
 import { EnvironmentsClient } from "../../sdk/client";
 import { isNotFound } from "../../sdk/errors";
 import { startTestEmulator, TEST_KEY, type TestEmulator } from "../support/emulator";

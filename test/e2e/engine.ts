@@ -13,7 +13,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 
-import { ENGINE_BUILD_TIMEOUT_MS, ensurePulumiEngine, localPulumiEnv, pulumiCommand } from "../../cli/commands/_pulumi-engine";
+import { ENGINE_BUILD_TIMEOUT_MS, ensurePulumiEngine, localPulumiEnv, pulumiCommand } from "../../devtools/pulumi-engine";
 
 export { ENGINE_BUILD_TIMEOUT_MS, pulumiCommand };
 

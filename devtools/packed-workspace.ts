@@ -12,7 +12,7 @@
  * ```
  *
  * Programs are plain JavaScript (examples are transpiled from TypeScript once, here) with
- * `typescript: false`, so the language host skips ts-node. Used by `genv demo` and the e2e tests;
+ * `typescript: false`, so the language host skips ts-node. Used by the demo, the e2e tests and the benchmarks;
  * runs only from a checkout of the repo (it needs `npm`, and `typescript` for a build or an example).
  */
 import { execFile } from "node:child_process";
@@ -26,7 +26,7 @@ const execFileAsync = promisify(execFile);
 
 const PACKAGE_NAME = "pulumi-gemini-environments";
 /** Sources compiled into the package (tsconfig.build.json) plus the files the tarball ships. */
-const PACKAGE_INPUTS = ["index.ts", "confine", "sdk", "hooks", "provider", "emulator", "cli", "bench", "bin", "scripts/generate-schema.ts", "package.json", "README.md", "schema.json", "tsconfig.json", "tsconfig.build.json"];
+const PACKAGE_INPUTS = ["index.ts", "confine", "sdk", "hooks", "provider", "emulator", "cli", "devtools", "bench", "bin", "scripts/generate-schema.ts", "package.json", "README.md", "schema.json", "tsconfig.json", "tsconfig.build.json"];
 /** Example files that are not part of a program run. */
 const EXAMPLE_SKIP = new Set(["package.json", "package-lock.json", "tsconfig.json", ".npmrc", ".gitignore", "README.md", "node_modules", "bin"]);
 
@@ -64,11 +64,11 @@ export async function createPackedWorkspace(options: PackedWorkspaceOptions): Pr
   const root = await fs.promises.mkdtemp(path.join(os.tmpdir(), "genv-workspace-"));
   let tarball: string;
   try {
-    tarball = options.build ? await packBuilt(options.repoRoot, log) : await packAsIs(options.repoRoot, root, log);
+    tarball = await packPackage({ ...options, into: root });
     log(`installing ${path.basename(tarball)} into ${root}`);
     await fs.promises.writeFile(path.join(root, "package.json"), JSON.stringify({ name: "genv-workspace", private: true }) + "\n");
     // --legacy-peer-deps: npm must not install @pulumi/pulumi (a peer dependency) itself; we link one.
-    // --ignore-scripts: better-sqlite3 (the emulator's) would compile for a minute; programs never load it.
+    // --ignore-scripts: the package's own dependencies have none; nothing else is installed here.
     await npm(["install", "--no-save", "--legacy-peer-deps", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", tarball], root);
     const pulumiDir = fs.realpathSync(options.pulumiDir ?? path.join(options.repoRoot, "node_modules", "@pulumi", "pulumi"));
     await fs.promises.mkdir(path.join(root, "node_modules", "@pulumi"), { recursive: true });
@@ -85,6 +85,15 @@ export async function createPackedWorkspace(options: PackedWorkspaceOptions): Pr
     addExample: (example, name) => copyExample(path.join(options.repoRoot, "examples", example), path.join(root, "programs", name ?? example)),
     cleanup: () => fs.promises.rm(root, { recursive: true, force: true }),
   };
+}
+
+/**
+ * The package's `npm pack` tarball: with `build`, the cached build of the sources (see
+ * PackedWorkspaceOptions.build); else the repo packed as it is, into `into`.
+ */
+export function packPackage(options: { repoRoot: string; build: boolean; into: string; log?: (line: string) => void }): Promise<string> {
+  const log = options.log ?? (() => undefined);
+  return options.build ? packBuilt(options.repoRoot, log) : packAsIs(options.repoRoot, options.into, log);
 }
 
 /** `Pulumi.yaml` of a JavaScript program: no ts-node in the language host. */

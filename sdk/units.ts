@@ -1,4 +1,4 @@
-/** Sizes and counts as people read them in messages: `1 GiB`, `1.34 GiB`, `300 bytes`, `100,000`. */
+/** Sizes and counts as people read them in messages (the CLI's tables, the emulator's errors): `1 GiB`, `1.34 GiB`, `300 bytes`, `100,000`. */
 
 const UNITS = ["KiB", "MiB", "GiB", "TiB"] as const;
 

@@ -1,5 +1,5 @@
 /**
- * The Pulumi engine (CLI + Node.js language host + dynamic-provider launcher) for `genv demo`, the e2e
+ * The Pulumi engine (CLI + Node.js language host + dynamic-provider launcher) for the demo, the e2e
  * tests and the fleet benchmark: `scripts/pulumi-engine` of the repo checkout finds it, or builds it
  * from Go modules once and caches it outside the repo. Runs only from a checkout (the script is not
  * part of the package).

@@ -1,22 +1,26 @@
+#!/usr/bin/env node
 /**
- * `genv demo` (`npm run demo`): the whole story on one machine, no account and no network. Starts the
+ * `npm run demo` (`node dist/devtools/demo.js [--quiet]`): the whole story on one machine, no account and no network. Starts the
  * emulator in-process (in memory), makes sure the Pulumi engine is there (scripts/pulumi-engine),
  * installs this package from its `npm pack` tarball into a temp program made from
  * examples/security-gate, runs `pulumi up` through the Automation API (local file:// backend, temp
  * PULUMI_HOME, the API key as a secret in stack config), shows the environment and its files, asks the
  * emulator's `:executeTool` for the hook's decision on two commands (when the emulator has it), then
- * `pulumi destroy` and removes the stack. Runs from a checkout after `npm run build`.
+ * `pulumi destroy` and removes the stack. Runs from a checkout after `npm run build`: it needs the
+ * engine's build script, the examples and the emulator's packages, so it is dev tooling, not a command
+ * of the shipped `genv`.
  */
 import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import type { Command } from "commander";
-import { startEmulator, type RunningEmulator } from "../../emulator/server";
-import { EnvironmentsClient } from "../../sdk/client";
-import { CLIError } from "../errors";
-import { createPackedWorkspace, type PackedWorkspace } from "./_packed-workspace";
-import { ensurePulumiEngine, localPulumiEnv, pulumiCommand } from "./_pulumi-engine";
+import { Command, CommanderError } from "commander";
+import type { RunningEmulator } from "../emulator/server";
+import { CLIError } from "../cli/errors";
+import { loadEmulator } from "../cli/load-emulator";
+import { EnvironmentsClient } from "../sdk/client";
+import { createPackedWorkspace, type PackedWorkspace } from "./packed-workspace";
+import { ensurePulumiEngine, localPulumiEnv, pulumiCommand } from "./pulumi-engine";
 
 const EXAMPLE = "security-gate";
 const STACK = "demo";
@@ -32,15 +36,29 @@ export interface DemoOptions {
   pulumiOutput?: (text: string) => void;
 }
 
-export function register(program: Command): void {
-  program
-    .command("demo")
+async function main(argv: string[]): Promise<void> {
+  const program = new Command("npm run demo --")
     .description("create an environment from examples/security-gate with the real Pulumi engine against the local emulator, then destroy it")
     .option("--quiet", "hide Pulumi's own output", false)
+    .exitOverride()
     .action(async (options: { quiet: boolean }) => {
       const pulumiOutput = options.quiet ? undefined : indentedLines((line) => process.stdout.write(`    │ ${line}\n`));
       await runDemo({ repoRoot: findRepoRoot(__dirname), log: (line) => process.stdout.write(`${line}\n`), pulumiOutput });
     });
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      process.exitCode = error.exitCode;
+      return;
+    }
+    if (error instanceof CLIError) {
+      process.stderr.write(`demo: ${error.message}\n`);
+      process.exitCode = error.exitCode;
+      return;
+    }
+    throw error;
+  }
 }
 
 export async function runDemo(options: DemoOptions): Promise<void> {
@@ -51,7 +69,7 @@ export async function runDemo(options: DemoOptions): Promise<void> {
   try {
     step("starting the local Environments API (genv serve, in memory)");
     const apiKey = `genv-demo-${randomBytes(8).toString("hex")}`;
-    const emulator = await startEmulator({ inMemory: true, apiKeys: [apiKey] });
+    const emulator = await loadEmulator("the demo").startEmulator({ inMemory: true, apiKeys: [apiKey] });
     cleanups.push(() => emulator.close());
     log(`  ${emulator.url}`);
 
@@ -171,6 +189,10 @@ function indentedLines(write: (line: string) => void): (text: string) => void {
 function findRepoRoot(from: string): string {
   for (let dir = from; ; dir = path.dirname(dir)) {
     if (fs.existsSync(path.join(dir, "scripts", "pulumi-engine")) && fs.existsSync(path.join(dir, "package.json"))) return dir;
-    if (path.dirname(dir) === dir) throw new CLIError("genv demo runs from a checkout of pulumi-gemini-environments (it needs scripts/pulumi-engine and examples/)");
+    if (path.dirname(dir) === dir) throw new CLIError("the demo runs from a checkout of pulumi-gemini-environments (it needs scripts/pulumi-engine and examples/)");
   }
+}
+
+if (require.main === module) {
+  void main(process.argv);
 }
