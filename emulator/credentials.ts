@@ -17,7 +17,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import Database from "better-sqlite3";
 import {
   CREDENTIAL_SECRET_FIELDS,
   CreateCredentialRequest,
@@ -28,7 +27,8 @@ import {
 import { describeIssues, validationIssues } from "../sdk/validation";
 import { HttpError, invalidArgument, notFound } from "./errors";
 import { decodeSegment, intParam, sendJson, type Route } from "./http";
-import { decodeToken, encodeToken, pageSizeOf } from "./service";
+import type { Store, CredentialRow } from "./store";
+import { keysetPage } from "./store/paging";
 
 /** A credential with its secrets decrypted and defaults filled in: what the egress proxy injects. */
 export type RevealedCredential =
@@ -85,94 +85,10 @@ function open(key: Buffer, sealed: Buffer, aad: string): string {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Store
-// ---------------------------------------------------------------------------------------------
-
-interface CredentialRow {
-  seq: number;
-  owner: string;
-  id: string;
-  type: CredentialType;
-  status: string;
-  /** JSON of the non-secret fields. */
-  config: string;
-  /** iv (12) || tag (16) || AES-256-GCM ciphertext of the secret fields' JSON. */
-  secret: Buffer;
-  create_ms: number;
-  update_ms: number;
-}
-
-const MIGRATION = `
-CREATE TABLE IF NOT EXISTS credentials (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
-  owner TEXT NOT NULL,
-  id TEXT NOT NULL,
-  type TEXT NOT NULL,
-  status TEXT NOT NULL,
-  config TEXT NOT NULL,
-  secret BLOB NOT NULL,
-  create_ms INTEGER NOT NULL,
-  update_ms INTEGER NOT NULL,
-  UNIQUE (owner, id)
-);
-`;
-
-class CredentialStore {
-  private readonly db: Database.Database;
-  private readonly statements;
-
-  constructor(file: string) {
-    this.db = new Database(file);
-    this.db.pragma("journal_mode = WAL");
-    this.db.exec(MIGRATION);
-    this.statements = {
-      insert: this.db.prepare<Omit<CredentialRow, "seq">>(
-        `INSERT INTO credentials (owner, id, type, status, config, secret, create_ms, update_ms)
-         VALUES (@owner, @id, @type, @status, @config, @secret, @create_ms, @update_ms)`,
-      ),
-      get: this.db.prepare<[string, string], CredentialRow>(`SELECT * FROM credentials WHERE owner = ? AND id = ?`),
-      page: this.db.prepare<[string, number, number], CredentialRow>(`SELECT * FROM credentials WHERE owner = ? AND seq > ? ORDER BY seq LIMIT ?`),
-      update: this.db.prepare<[string, Buffer, number, string, string]>(
-        `UPDATE credentials SET config = ?, secret = ?, update_ms = ? WHERE owner = ? AND id = ?`,
-      ),
-      delete: this.db.prepare<[string, string]>(`DELETE FROM credentials WHERE owner = ? AND id = ?`),
-    };
-  }
-
-  /** False when this owner already has that id. */
-  insert(row: Omit<CredentialRow, "seq">): boolean {
-    try {
-      this.statements.insert.run(row);
-      return true;
-    } catch (error) {
-      if ((error as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") return false;
-      throw error;
-    }
-  }
-  get(owner: string, id: string): CredentialRow | undefined {
-    return this.statements.get.get(owner, id);
-  }
-  page(owner: string, afterSeq: number, limit: number): CredentialRow[] {
-    return this.statements.page.all(owner, afterSeq, limit);
-  }
-  update(owner: string, id: string, config: string, secret: Buffer, updateMs: number): void {
-    this.statements.update.run(config, secret, updateMs, owner, id);
-  }
-  delete(owner: string, id: string): boolean {
-    return this.statements.delete.run(owner, id).changes > 0;
-  }
-  close(): void {
-    this.db.close();
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
 // Service
 // ---------------------------------------------------------------------------------------------
 
 export interface CredentialsOptions {
-  /** SQLite file (or ":memory:"). */
-  databaseFile: string;
   /** Returns the 32-byte AES key; see `credentialsKeySource`. */
   key: () => Buffer;
   now: () => number;
@@ -193,11 +109,10 @@ const REQUIRED: Record<CredentialType, readonly string[]> = {
 type Fields = Record<string, unknown>;
 
 export class CredentialsService {
-  private readonly store: CredentialStore;
-
-  constructor(private readonly options: CredentialsOptions) {
-    this.store = new CredentialStore(options.databaseFile);
-  }
+  constructor(
+    private readonly store: Store,
+    private readonly options: CredentialsOptions,
+  ) {}
 
   create(owner: string, body: unknown): Credential {
     const parsed = CreateCredentialRequest.safeParse(body);
@@ -205,7 +120,7 @@ export class CredentialsService {
     const { id, type, ...fields } = parsed.data;
     const now = this.options.now();
     const { config, secret } = this.split(owner, id, type, fields);
-    if (!this.store.insert({ owner, id, type, status: "active", config, secret, create_ms: now, update_ms: now })) {
+    if (!this.store.insertCredential({ owner, id, type, status: "active", config, secret, create_ms: now, update_ms: now })) {
       throw new HttpError("ALREADY_EXISTS", `credential ${id} already exists; update it (PATCH) or delete it first`);
     }
     return toWire(this.row(owner, id));
@@ -215,18 +130,9 @@ export class CredentialsService {
     return toWire(this.row(owner, id));
   }
 
-  exists(owner: string, id: string): boolean {
-    return this.store.get(owner, id) !== undefined;
-  }
-
   list(owner: string, pageSize: number | undefined, pageToken: string | undefined): { credentials: Credential[]; next_page_token?: string } {
-    const size = pageSizeOf(pageSize);
-    const after = pageToken ? decodeToken(pageToken, "credentials").seq : 0;
-    if (typeof after !== "number") throw invalidArgument("page_token: is not a token this server issued");
-    const rows = this.store.page(owner, after, size + 1);
-    const credentials = rows.slice(0, size).map(toWire);
-    if (rows.length <= size) return { credentials };
-    return { credentials, next_page_token: encodeToken("credentials", { seq: rows[size - 1].seq }) };
+    const page = keysetPage("credentials", { pageSize, pageToken }, (after, limit) => this.store.credentialPage(owner, after, limit), (rows) => rows.map(toWire));
+    return page.nextPageToken === undefined ? { credentials: page.items } : { credentials: page.items, next_page_token: page.nextPageToken };
   }
 
   update(owner: string, id: string, body: unknown, updateMask: string | undefined): Credential {
@@ -249,12 +155,12 @@ export class CredentialsService {
     const merged = CreateCredentialRequest.safeParse({ id, type: row.type, ...current });
     if (!merged.success) throw invalidArgument(describeIssues(validationIssues(merged.error)));
     const { config, secret } = this.split(owner, id, row.type, current);
-    this.store.update(owner, id, config, secret, Math.max(this.options.now(), row.update_ms + 1));
+    this.store.updateCredential(owner, id, config, secret, Math.max(this.options.now(), row.update_ms + 1));
     return toWire(this.row(owner, id));
   }
 
   delete(owner: string, id: string): void {
-    if (!this.store.delete(owner, id)) throw notFound(`credential ${id} not found`);
+    if (!this.store.deleteCredential(owner, id)) throw notFound(`credential ${id} not found`);
   }
 
   /**
@@ -262,7 +168,7 @@ export class CredentialsService {
    * has none with that id. Never send the result to a client or a log.
    */
   reveal(owner: string, id: string): RevealedCredential | undefined {
-    const row = this.store.get(owner, id);
+    const row = this.store.credential(owner, id);
     if (!row) return undefined;
     const fields: Fields = { ...JSON.parse(row.config), ...this.secrets(row) };
     switch (row.type) {
@@ -297,12 +203,8 @@ export class CredentialsService {
     }
   }
 
-  close(): void {
-    this.store.close();
-  }
-
   private row(owner: string, id: string): CredentialRow {
-    const row = this.store.get(owner, id);
+    const row = this.store.credential(owner, id);
     if (!row) throw notFound(`credential ${id} not found`);
     return row;
   }

@@ -11,7 +11,7 @@ import { CredentialsService, credentialRoutes, credentialsKeySource } from "./cr
 import { createHandler, type RequestLogEntry, type Route } from "./http";
 import { EnvironmentsService } from "./service";
 import { normaliseGcsEndpoint } from "./sources/gcs";
-import { EnvironmentStore } from "./store";
+import { Store } from "./store";
 import { toolsRoute } from "./tools-route";
 import { sandboxOwner } from "./sandbox";
 import { TreeStore } from "./trees";
@@ -125,7 +125,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     : path.resolve(options.dataDir ?? ".genv-data");
   await fs.mkdir(dataDir, { recursive: true });
 
-  const store = new EnvironmentStore(options.inMemory ? ":memory:" : path.join(dataDir, "environments.sqlite"));
+  const store = new Store(options.inMemory ? ":memory:" : path.join(dataDir, "environments.sqlite"));
   const trees = new TreeStore(dataDir, sandboxOwner());
   await trees.init();
   // After a crash: finish the extracts it interrupted, then sweep, then recount what may be stale.
@@ -137,8 +137,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     throw new Error("startEmulator: credentialsKey must be 32 bytes");
   }
   const credentialsKey = options.credentialsKey;
-  const credentials = new CredentialsService({
-    databaseFile: options.inMemory ? ":memory:" : path.join(dataDir, "environments.sqlite"),
+  const credentials = new CredentialsService(store, {
     key: credentialsKey ? () => credentialsKey : credentialsKeySource(dataDir),
     now: options.now ?? Date.now,
   });
@@ -149,7 +148,6 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     maxFiles,
     maxBytes,
     now: options.now ?? Date.now,
-    credentialExists: (owner, id) => credentials.exists(owner, id),
     skillRegistryDir: options.skillRegistryDir && path.resolve(options.skillRegistryDir),
     gitTimeoutMs: options.gitTimeoutMs,
     gcsEndpoint,
@@ -210,7 +208,6 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
       await egress.close();
       await uploads.close();
       store.close();
-      credentials.close();
       if (options.inMemory) await fs.rm(dataDir, { recursive: true, force: true });
     },
   };

@@ -28,7 +28,8 @@ import { describeIssues, validationIssues } from "../sdk/validation";
 import { invalidArgument, notFound } from "./errors";
 import { materializeSources, type SourceOptions } from "./sources";
 import { readOnlyTargets } from "./sources/read-only";
-import type { EnvironmentRow, EnvironmentSpec, EnvironmentStore } from "./store";
+import type { EnvironmentRow, EnvironmentSpec, Store } from "./store";
+import { decodeToken, encodeToken, keysetPage, pageSizeOf } from "./store/paging";
 import { assertIsFile, mimeTypeOf, type TreeEntry, type TreeStore } from "./trees";
 
 export interface ServiceOptions extends SourceOptions {
@@ -36,16 +37,12 @@ export interface ServiceOptions extends SourceOptions {
   idleTtlMs: number;
   /** Clock, for tests of expiry. */
   now: () => number;
-  /** Whether this owner has a credential with this id (allowlist entries may reference one). */
-  credentialExists?: (owner: string, id: string) => boolean;
   /** Echoed specs one ListEnvironments page holds at most; default `MAX_PAGE_BYTES`. */
   maxPageBytes?: number;
   /** Called once an environment is deleted, to release what other parts hold for it (its egress proxy). */
   afterDelete?: (id: string) => Promise<void>;
 }
 
-export const DEFAULT_PAGE_SIZE = 50;
-export const MAX_PAGE_SIZE = 1000;
 /** Echoed specs one ListEnvironments page holds at most (more than one environment's worth ends it). */
 export const MAX_PAGE_BYTES = 64 * 1024 * 1024; // 64 MiB
 
@@ -68,7 +65,7 @@ export class EnvironmentsService {
   private readonly listingCache = new Map<string, TreeEntry[]>();
 
   constructor(
-    private readonly store: EnvironmentStore,
+    private readonly store: Store,
     private readonly trees: TreeStore,
     private readonly options: ServiceOptions,
   ) {}
@@ -91,24 +88,29 @@ export class EnvironmentsService {
       const stats = origin ? await this.trees.stats(scratch) : written;
       await this.trees.commit(scratch, id);
       const now = this.options.now();
-      this.store.insert({
-        id,
-        owner,
-        created_ms: now,
-        updated_ms: now,
-        last_accessed_ms: now,
-        status: "active",
-        file_count: stats.fileCount,
-        size_bytes: stats.sizeBytes,
-        mode,
-      }, {
-        sources: request.sources ? JSON.stringify(request.sources) : null,
-        network: request.network !== undefined ? JSON.stringify(request.network) : null,
-        system_instruction: request.system_instruction ?? null,
-        custom_config: request.custom_config !== undefined ? JSON.stringify(request.custom_config) : null,
-        environment_key_sha256: environmentKey === undefined ? null : createHash("sha256").update(environmentKey).digest("hex"),
-        // A fork keeps its origin's read-only paths: it holds the same repository content.
-        read_only: JSON.stringify([...new Set([...(origin ? this.sandboxSpec(origin.id).readOnly : []), ...readOnlyTargets(request.sources ?? [])])]),
+      // The references are checked again with the insert, in one transaction: a credential deleted
+      // while the tree was built cannot leave an environment that references nothing.
+      this.store.transaction(() => {
+        this.checkCredentialReferences(owner, request.network);
+        this.store.insert({
+          id,
+          owner,
+          created_ms: now,
+          updated_ms: now,
+          last_accessed_ms: now,
+          status: "active",
+          file_count: stats.fileCount,
+          size_bytes: stats.sizeBytes,
+          mode,
+        }, {
+          sources: request.sources ? JSON.stringify(request.sources) : null,
+          network: request.network !== undefined ? JSON.stringify(request.network) : null,
+          system_instruction: request.system_instruction ?? null,
+          custom_config: request.custom_config !== undefined ? JSON.stringify(request.custom_config) : null,
+          environment_key_sha256: environmentKey === undefined ? null : createHash("sha256").update(environmentKey).digest("hex"),
+          // A fork keeps its origin's read-only paths: it holds the same repository content.
+          read_only: JSON.stringify([...new Set([...(origin ? this.sandboxSpec(origin.id).readOnly : []), ...readOnlyTargets(request.sources ?? [])])]),
+        });
       });
     } catch (error) {
       await this.trees.discard(scratch);
@@ -130,25 +132,27 @@ export class EnvironmentsService {
    * token is a position, so it may be used with or without the filter; an unknown mode is a 400.
    */
   list(owner: string, pageSize: number | undefined, pageToken: string | undefined, mode?: string): { environments: Environment[]; next_page_token?: string } {
-    const size = pageSizeOf(pageSize);
-    const after = pageToken ? decodeToken(pageToken, "environments").seq : 0;
-    if (typeof after !== "number") throw invalidArgument("page_token: is not a token this server issued");
     if (mode !== undefined && !(ENVIRONMENT_MODES as readonly string[]).includes(mode)) throw invalidArgument(`mode: ${environmentModeProblem(mode)}`);
-    const rows = this.store.page(owner, after, size + 1, mode);
-    // A page also ends before it would pass MAX_PAGE_BYTES of echoed specs (at least one environment
-    // per page): serialising pages of environments with large inline sources must stay possible.
+    const page = keysetPage("environments", { pageSize, pageToken }, (after, limit) => this.store.page(owner, after, limit, mode), (rows) => this.echoed(rows));
+    return page.nextPageToken === undefined ? { environments: page.items } : { environments: page.items, next_page_token: page.nextPageToken };
+  }
+
+  /**
+   * Environments as List echoes them. A page also ends before it would pass MAX_PAGE_BYTES of echoed
+   * specs (at least one environment per page): serialising pages of environments with large inline
+   * sources must stay possible.
+   */
+  private echoed(rows: readonly EnvironmentRow[]): Environment[] {
     const page: Environment[] = [];
     let bytes = 0;
-    for (const row of rows.slice(0, size)) {
+    for (const row of rows) {
       const spec = this.store.spec(row.id);
       const specBytes = (spec.sources?.length ?? 0) + (spec.network?.length ?? 0) + (spec.custom_config?.length ?? 0) + (spec.system_instruction?.length ?? 0);
       if (page.length > 0 && bytes + specBytes > (this.options.maxPageBytes ?? MAX_PAGE_BYTES)) break;
       page.push(toWire(this.withCurrentStatus(row), spec));
       bytes += specBytes;
     }
-    const more = rows.length > page.length;
-    const next = more ? encodeToken("environments", { seq: rows[page.length - 1].seq }) : undefined;
-    return next ? { environments: page, next_page_token: next } : { environments: page };
+    return page;
   }
 
   async delete(owner: string, id: string): Promise<void> {
@@ -229,7 +233,7 @@ export class EnvironmentsService {
   private checkCredentialReferences(owner: string, network: CreateEnvironmentRequest["network"]): void {
     if (!network || network === "disabled" || !Array.isArray(network.allowlist)) return;
     network.allowlist.forEach((entry, index) => {
-      if (entry.credential !== undefined && !this.options.credentialExists?.(owner, entry.credential)) {
+      if (entry.credential !== undefined && this.store.credential(owner, entry.credential) === undefined) {
         throw invalidArgument(
           `network.allowlist[${index}].credential: no credential "${entry.credential}"; create it first (POST /v1beta/credentials)`,
         );
@@ -300,12 +304,6 @@ export class EnvironmentsService {
   }
 }
 
-export function pageSizeOf(pageSize: number | undefined): number {
-  if (pageSize === undefined || pageSize === 0) return DEFAULT_PAGE_SIZE;
-  if (pageSize < 0) throw invalidArgument(`page_size: must not be negative (got ${pageSize})`);
-  return Math.min(pageSize, MAX_PAGE_SIZE);
-}
-
 /** Index of the first entry after `path` in walk order (segment-wise name order). */
 function firstAfter(entries: readonly TreeEntry[], path: string): number {
   const key = path.split("/");
@@ -324,20 +322,6 @@ function compareSegments(a: readonly string[], b: readonly string[]): number {
     if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
   }
   return a.length - b.length;
-}
-
-export function encodeToken(kind: string, value: Record<string, unknown>): string {
-  return Buffer.from(JSON.stringify({ k: kind, ...value })).toString("base64url");
-}
-
-export function decodeToken(token: string, kind: string): Record<string, unknown> {
-  try {
-    const value = JSON.parse(Buffer.from(token, "base64url").toString("utf8"));
-    if (value && typeof value === "object" && value.k === kind) return value;
-  } catch {
-    // fall through
-  }
-  throw invalidArgument("page_token: is not a token this server issued for this listing; start again without it");
 }
 
 function toWire(row: EnvironmentRow, spec: EnvironmentSpec): Environment {
