@@ -11,8 +11,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { discoverHooks, executeWithHooks, HOOKS_FILE, runHooks, type HooksVerdict } from "../hooks/runtime";
 import type { HooksTestCase } from "../hooks/cases";
-import { giveToSandbox, runInSandbox } from "./sandbox";
-import { sandboxHooks } from "./sandbox-hooks";
+import { giveToSandbox, runInSandbox, sandboxHooks } from "./sandbox";
 
 export { HooksTestCase, HooksTestCases } from "../hooks/cases";
 

@@ -30,8 +30,7 @@ import { walkTree } from "./_tree-ops";
 import type { EgressProxy } from "./egress";
 import { HttpError } from "./errors";
 import { decodeSegment, sendJson, type Route, type RouteContext } from "./http";
-import { assertSandboxRunnable, DEFAULT_LIMITS, existingReadOnly, parseToolCall, runTool, SandboxError } from "./sandbox";
-import { sandboxHooks } from "./sandbox-hooks";
+import { assertSandboxRunnable, DEFAULT_LIMITS, existingReadOnly, parseToolCall, runTool, SandboxError, sandboxHooks } from "./sandbox";
 import type { EnvironmentsService } from "./service";
 import type { TreeStore } from "./trees";
 
