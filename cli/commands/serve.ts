@@ -6,9 +6,9 @@ import { randomBytes } from "node:crypto";
 import { Command, Option } from "commander";
 import ms from "ms";
 import { EMULATOR_DEFAULTS, startEmulator, type RunningEmulator } from "../../emulator/server";
-import type { RequestLogEntry } from "../../emulator/http";
+import type { RequestLogEntry } from "../../emulator/api";
 import { parseRoutes } from "../../emulator/egress";
-import { FaultSpecError, parseFaultSpec, type FaultSpec } from "../../emulator/faults";
+import { FaultSpecError, parseFaultSpec, type FaultSpec } from "../../emulator/api/faults";
 import { sandboxReadiness } from "../../emulator/sandbox";
 import { CLIError } from "../errors";
 

@@ -4,89 +4,31 @@
  *
  * - Secrets (`value`, `token`, `client_secret`, `refresh_token`) are write-only: responses carry
  *   only `id`, `type`, `status`, `create_time` and `update_time`, and error messages never quote input.
- * - At rest the secret fields are one AES-256-GCM blob per row (random 96-bit IV, the owner and id
- *   as additional data, so a blob cannot be moved to another row). The key comes from
- *   `GENV_CREDENTIALS_KEY` (base64 of 32 bytes) or else `<data-dir>/credentials.key`, created with
- *   mode 0600 the first time a secret is written or read.
+ * - At rest the secret fields are sealed (`credential-cipher.ts`).
  * - Each API key sees only its own credentials; the same id under two keys is two credentials.
  * - `update_mask` follows AIP-134: listed fields are replaced (a listed optional field absent from
  *   the body goes back to its default; a listed required one is a 400); fields not listed are
  *   ignored; `*` lists every field. Without a mask, the fields present in the body are updated.
  * - Deleting a credential that environments reference is allowed (the proxy then injects nothing).
  */
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
-import path from "node:path";
 import {
   CREDENTIAL_SECRET_FIELDS,
   CreateCredentialRequest,
   UpdateCredentialRequest,
   type Credential,
   type CredentialType,
-} from "../sdk/schemas";
-import { describeIssues, validationIssues } from "../sdk/validation";
-import { HttpError, invalidArgument, notFound } from "./errors";
-import { decodeSegment, intParam, sendJson, type Route } from "./http";
-import type { Store, CredentialRow } from "./store";
-import { keysetPage } from "./store/paging";
+} from "../../sdk/schemas";
+import { describeIssues, validationIssues } from "../../sdk/validation";
+import { HttpError, invalidArgument, notFound } from "../errors";
+import type { CredentialRow, Store } from "../store";
+import { keysetPage } from "../store/paging";
+import { CREDENTIALS_KEY_ENV, KEY_FILE, open, seal } from "./credential-cipher";
 
 /** A credential with its secrets decrypted and defaults filled in: what the egress proxy injects. */
 export type RevealedCredential =
   | { id: string; type: "environment_variable"; value: string; injection_location: ("header" | "query" | "body")[]; trusted_domains: string[] }
   | { id: string; type: "bearer_token"; token: string; header_name: string; prefix: string }
   | { id: string; type: "oauth2"; client_id: string; client_secret: string; refresh_token: string; token_url: string; scopes: string[] };
-
-export const CREDENTIALS_KEY_ENV = "GENV_CREDENTIALS_KEY";
-const KEY_FILE = "credentials.key";
-
-// ---------------------------------------------------------------------------------------------
-// Key and cipher
-// ---------------------------------------------------------------------------------------------
-
-/**
- * The 32-byte key, resolved lazily: `GENV_CREDENTIALS_KEY` when set (checked at once: fail fast), else
- * `<dataDir>/credentials.key` (base64 text), created with mode 0600 on first use.
- */
-export function credentialsKeySource(dataDir: string, env: NodeJS.ProcessEnv = process.env): () => Buffer {
-  const fromEnv = env[CREDENTIALS_KEY_ENV];
-  if (fromEnv !== undefined && fromEnv !== "") {
-    const key = Buffer.from(fromEnv, "base64");
-    if (key.length !== 32) throw new Error(`${CREDENTIALS_KEY_ENV} must be the base64 of 32 bytes (e.g. openssl rand -base64 32); it decodes to ${key.length}`);
-    return () => key;
-  }
-  let key: Buffer | undefined;
-  return () => (key ??= readOrCreateKeyFile(path.join(dataDir, KEY_FILE)));
-}
-
-function readOrCreateKeyFile(file: string): Buffer {
-  try {
-    writeFileSync(file, `${randomBytes(32).toString("base64")}\n`, { flag: "wx", mode: 0o600 });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-  }
-  const key = Buffer.from(readFileSync(file, "utf8").trim(), "base64");
-  if (key.length !== 32) throw new Error(`${file} must hold the base64 of 32 bytes; remove it to start over (stored credentials are then lost)`);
-  return key;
-}
-
-function seal(key: Buffer, plain: string, aad: string): Buffer {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv("aes-256-gcm", key, iv);
-  cipher.setAAD(Buffer.from(aad));
-  const body = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
-  return Buffer.concat([iv, cipher.getAuthTag(), body]);
-}
-
-function open(key: Buffer, sealed: Buffer, aad: string): string {
-  const decipher = createDecipheriv("aes-256-gcm", key, sealed.subarray(0, 12));
-  decipher.setAAD(Buffer.from(aad));
-  decipher.setAuthTag(sealed.subarray(12, 28));
-  return Buffer.concat([decipher.update(sealed.subarray(28)), decipher.final()]).toString("utf8");
-}
-
-// ---------------------------------------------------------------------------------------------
-// Service
-// ---------------------------------------------------------------------------------------------
 
 export interface CredentialsOptions {
   /** Returns the 32-byte AES key; see `credentialsKeySource`. */
@@ -248,33 +190,5 @@ function toWire(row: CredentialRow): Credential {
     status: row.status,
     create_time: new Date(row.create_ms).toISOString(),
     update_time: new Date(row.update_ms).toISOString(),
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Routes
-// ---------------------------------------------------------------------------------------------
-
-const ONE = /^credentials\/([^/]*)$/;
-
-export function credentialRoutes(service: CredentialsService): Route {
-  return async ({ request, response, owner, query, rest, readJson }) => {
-    const method = request.method;
-    if (rest === "credentials") {
-      if (method === "POST") return sendJson(response, 200, service.create(owner, await readJson()));
-      if (method === "GET") return sendJson(response, 200, service.list(owner, intParam(query, "page_size"), query.get("page_token") ?? undefined));
-      return false;
-    }
-    const match = ONE.exec(rest);
-    if (!match) return false;
-    const id = decodeSegment(match[1]).replace(/^credentials\//, "");
-    if (id === "") throw invalidArgument("name: the credential id is empty; use credentials/{id}");
-    if (method === "GET") return sendJson(response, 200, service.get(owner, id));
-    if (method === "PATCH") return sendJson(response, 200, service.update(owner, id, await readJson(), query.get("update_mask") ?? undefined));
-    if (method === "DELETE") {
-      service.delete(owner, id);
-      return sendJson(response, 200, {});
-    }
-    return false;
   };
 }
