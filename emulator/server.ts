@@ -6,18 +6,19 @@ import { promises as fs } from "node:fs";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { createHandler, routes, Uploads, type RequestLogEntry } from "./api";
+import { FaultInjector, parseFaultSpec, type FaultSpec } from "./api/faults";
 import { EgressProxy, sweepSocketDirectories, type CredentialResolver } from "./egress";
-import { CredentialsService, credentialRoutes, credentialsKeySource } from "./credentials";
-import { createHandler, type RequestLogEntry, type Route } from "./http";
-import { EnvironmentsService } from "./service";
-import { normaliseGcsEndpoint } from "./sources/gcs";
-import { EnvironmentStore } from "./store";
-import { toolsRoute } from "./tools-route";
 import { sandboxOwner } from "./sandbox";
+import { credentialsKeySource } from "./services/credential-cipher";
+import { CredentialsService } from "./services/credentials";
+import { EnvironmentsService } from "./services/environments";
+import { FilesService } from "./services/files";
+import { ToolCallsService } from "./services/tool-calls";
+import { normaliseGcsEndpoint } from "./sources/gcs";
+import { Store } from "./store";
 import { TreeStore } from "./trees";
-import { finishInterruptedMerges } from "./_extract";
-import { FaultInjector, parseFaultSpec, type FaultSpec } from "./faults";
-import { Uploads, uploadRoutes } from "./uploads";
+import { finishInterruptedMerges } from "./trees/extract";
 
 export interface EmulatorOptions {
   /** Echoed specs one ListEnvironments page holds at most (default 64 MiB; at least one environment a page). */
@@ -79,14 +80,6 @@ export interface EmulatorOptions {
   gcsTimeoutMs?: number;
   /** How long a resumable upload session may take from its start. Default 1 hour. */
   uploadSessionTtlMs?: number;
-  /** Routes added by other parts of the emulator (tools, …), tried after the built-in ones. */
-  extraRoutes?: (context: {
-    service: EnvironmentsService;
-    trees: TreeStore;
-    dataDir: string;
-    credentials: CredentialsService;
-    egress: EgressProxy;
-  }) => Route[];
 }
 
 export const EMULATOR_DEFAULTS = {
@@ -117,84 +110,59 @@ export interface RunningEmulator {
 
 export async function startEmulator(options: EmulatorOptions): Promise<RunningEmulator> {
   if (options.apiKeys.length === 0) throw new Error("startEmulator: apiKeys must hold at least one key");
+  if (options.credentialsKey !== undefined && options.credentialsKey.length !== 32) throw new Error("startEmulator: credentialsKey must be 32 bytes");
   const faults = options.faults === undefined ? undefined : new FaultInjector(typeof options.faults === "string" ? parseFaultSpec(options.faults) : options.faults);
-  const gcsEndpointSetting = options.gcsEndpoint ?? process.env.STORAGE_EMULATOR_HOST;
-  const gcsEndpoint = gcsEndpointSetting ? normaliseGcsEndpoint(gcsEndpointSetting) : undefined;
-  const dataDir = options.inMemory
-    ? await fs.mkdtemp(path.join(os.tmpdir(), "genv-"))
-    : path.resolve(options.dataDir ?? ".genv-data");
+  const gcsEndpoint = options.gcsEndpoint ?? process.env.STORAGE_EMULATOR_HOST;
+  const now = options.now ?? Date.now;
+  const limits = { maxFiles: options.maxFiles ?? EMULATOR_DEFAULTS.maxFiles, maxBytes: options.maxBytes ?? EMULATOR_DEFAULTS.maxBytes };
+  const dataDir = options.inMemory ? await fs.mkdtemp(path.join(os.tmpdir(), "genv-")) : path.resolve(options.dataDir ?? ".genv-data");
   await fs.mkdir(dataDir, { recursive: true });
 
-  const store = new EnvironmentStore(options.inMemory ? ":memory:" : path.join(dataDir, "environments.sqlite"));
+  const store = new Store(options.inMemory ? ":memory:" : path.join(dataDir, "environments.sqlite"));
   const trees = new TreeStore(dataDir, sandboxOwner());
-  await trees.init();
-  // After a crash: finish the extracts it interrupted, then sweep, then recount what may be stale.
-  await finishInterruptedMerges(path.join(trees.tmpDir, "uploads"), (id) => trees.treePath(id), trees.owner);
-  await trees.sweep(store.allIds());
-  await sweepSocketDirectories();
-
-  if (options.credentialsKey !== undefined && options.credentialsKey.length !== 32) {
-    throw new Error("startEmulator: credentialsKey must be 32 bytes");
-  }
   const credentialsKey = options.credentialsKey;
-  const credentials = new CredentialsService({
-    databaseFile: options.inMemory ? ":memory:" : path.join(dataDir, "environments.sqlite"),
-    key: credentialsKey ? () => credentialsKey : credentialsKeySource(dataDir),
-    now: options.now ?? Date.now,
-  });
-  const maxFiles = options.maxFiles ?? EMULATOR_DEFAULTS.maxFiles;
-  const maxBytes = options.maxBytes ?? EMULATOR_DEFAULTS.maxBytes;
-  const service = new EnvironmentsService(store, trees, {
-    idleTtlMs: options.idleTtlMs ?? EMULATOR_DEFAULTS.idleTtlMs,
-    maxFiles,
-    maxBytes,
-    now: options.now ?? Date.now,
-    credentialExists: (owner, id) => credentials.exists(owner, id),
-    skillRegistryDir: options.skillRegistryDir && path.resolve(options.skillRegistryDir),
-    gitTimeoutMs: options.gitTimeoutMs,
-    gcsEndpoint,
-    gcsTimeoutMs: options.gcsTimeoutMs,
-    afterDelete: (id) => egress.forget(id),
-    maxPageBytes: options.maxPageBytes,
-  });
-  await service.recountStale();
+  const credentials = new CredentialsService(store, { key: credentialsKey ? () => credentialsKey : credentialsKeySource(dataDir), now });
   const egress = new EgressProxy({
     dataDir,
     routes: options.egressRoutes,
     upstreamCa: options.egressUpstreamCa,
     resolveCredential: options.resolveCredential ?? ((owner, id) => credentials.reveal(owner, id)),
   });
-  const uploads = new Uploads(service, trees, {
-    sessionTtlMs: options.uploadSessionTtlMs,
-    maxFiles,
-    maxBytes,
-    now: options.now ?? Date.now,
+  const service = new EnvironmentsService(store, trees, {
+    ...limits,
+    idleTtlMs: options.idleTtlMs ?? EMULATOR_DEFAULTS.idleTtlMs,
+    now,
+    skillRegistryDir: options.skillRegistryDir && path.resolve(options.skillRegistryDir),
+    gitTimeoutMs: options.gitTimeoutMs,
+    gcsEndpoint: gcsEndpoint ? normaliseGcsEndpoint(gcsEndpoint) : undefined,
+    gcsTimeoutMs: options.gcsTimeoutMs,
+    afterDelete: (id) => egress.forget(id),
+    maxPageBytes: options.maxPageBytes,
   });
+  const files = new FilesService(service, trees, limits);
+  const uploads = new Uploads(service, files, { sessionTtlMs: options.uploadSessionTtlMs, maxBytes: limits.maxBytes, dir: trees.uploadsDir, now });
+  const toolCalls = new ToolCallsService({ environments: service, trees, egress, limits });
+
+  await trees.init();
+  // After a crash: finish the extracts it interrupted, then sweep, then recount what may be stale.
+  await finishInterruptedMerges(trees.uploadsDir, (id) => trees.treePath(id), trees.owner);
+  await trees.sweep(store.allIds());
+  await sweepSocketDirectories();
+  await service.recountStale();
   uploads.init();
-  const server: Server = createServer(
-    createHandler(service, {
-      apiKeys: new Set(options.apiKeys),
-      maxBodyBytes: options.maxBodyBytes ?? EMULATOR_DEFAULTS.maxBodyBytes,
-      onRequest: options.onRequest,
-      onInternalError: options.onInternalError,
-      faults,
-      extraRoutes: [
-        credentialRoutes(credentials),
-        uploadRoutes(uploads),
-        toolsRoute({ service, trees, egress, limits: { maxFiles, maxBytes } }),
-        ...(options.extraRoutes?.({ service, trees, dataDir, credentials, egress }) ?? []),
-      ],
-    }),
-  );
-  const host = options.host ?? EMULATOR_DEFAULTS.host;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? EMULATOR_DEFAULTS.port, host, () => resolve());
+
+  const handler = createHandler(routes({ environments: service, files, credentials, uploads, toolCalls }), {
+    apiKeys: new Set(options.apiKeys),
+    maxBodyBytes: options.maxBodyBytes ?? EMULATOR_DEFAULTS.maxBodyBytes,
+    onRequest: options.onRequest,
+    onInternalError: options.onInternalError,
+    faults,
   });
+  const host = options.host ?? EMULATOR_DEFAULTS.host;
+  const server = await listen(createServer(handler), options.port ?? EMULATOR_DEFAULTS.port, host);
   const port = (server.address() as AddressInfo).port;
-  const urlHost = host.includes(":") ? `[${host}]` : host;
   return {
-    url: `http://${urlHost}:${port}`,
+    url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
     port,
     dataDir,
     service,
@@ -210,8 +178,14 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
       await egress.close();
       await uploads.close();
       store.close();
-      credentials.close();
       if (options.inMemory) await fs.rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+function listen(server: Server, port: number, host: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => resolve(server));
+  });
 }

@@ -1,6 +1,6 @@
 /**
  * A policy case: a tool call and the decision the hooks must give it (`genv hooks test`, `genv hooks
- * diff`, a `HookBundle`'s `tests`). The runner is the emulator's (`emulator/policy-cases.ts`): cases
+ * diff`, a `HookBundle`'s `tests`). The runner is the emulator's (`emulator/sandbox/policy-cases.ts`): cases
  * run in its sandbox.
  */
 import { z } from "zod";

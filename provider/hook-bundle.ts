@@ -126,7 +126,7 @@ export class HookBundle {
    * only here). Each outcome carries `mismatch` when the case failed.
    */
   async runTests(): Promise<Array<{ name: string; decision: string; reason?: string; mismatch?: string }>> {
-    const { caseName, mismatchOf, runCases } = await import("../emulator/policy-cases");
+    const { caseName, mismatchOf, runCases } = await import("../emulator/sandbox/policy-cases");
     const verdicts = await runCases({ hooksText: this.hooksJson, scripts: this.scriptTexts }, this.tests, "env_policy_tests");
     return this.tests.map((testCase, index) => ({
       name: caseName(testCase, index),

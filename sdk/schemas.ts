@@ -437,6 +437,27 @@ export type ToolCall = z.infer<typeof ToolCall>;
 export const ExecuteToolRequest = z.strictObject({ tool_call: ToolCall });
 export type ExecuteToolRequest = z.infer<typeof ExecuteToolRequest>;
 
+const TOOL_CALL_REQUIRED = 'is required: {"name": "code_execution", "args": {"code": "echo hi"}}';
+const TOOL_NAME_REQUIRED = "is required: a container tool name such as code_execution";
+
+/**
+ * ExecuteTool's body as the emulator reads it: laxer than `ExecuteToolRequest`, which the client
+ * sends — `args` may be left out (no arguments) and fields it does not know are ignored.
+ */
+export const ExecuteToolBody = z.object(
+  {
+    tool_call: z.object(
+      {
+        name: z.string({ error: TOOL_NAME_REQUIRED }).min(1, { error: TOOL_NAME_REQUIRED }),
+        args: z.record(z.string(), z.unknown(), { error: "must be an object of the tool's arguments" }).default({}),
+      },
+      { error: TOOL_CALL_REQUIRED },
+    ),
+  },
+  { error: `tool_call: ${TOOL_CALL_REQUIRED}` },
+);
+export type ExecuteToolBody = z.infer<typeof ExecuteToolBody>;
+
 /** One hook handler's run during a tool call. */
 export const HookRun = z.object({
   /** The group's name in hooks.json; `""` for the entry about hooks.json itself. */

@@ -14,7 +14,7 @@
 import { statSync } from "node:fs";
 import type { Command } from "commander";
 import { parseToolCall } from "../../emulator/sandbox";
-import { caseName, HooksTestCase, HooksTestCases, mismatchOf, runCases } from "../../emulator/policy-cases";
+import { caseName, HooksTestCase, HooksTestCases, mismatchOf, runCases } from "../../emulator/sandbox/policy-cases";
 import { lintHooks } from "../../hooks/lint";
 import type { HooksVerdict } from "../../hooks/runtime";
 import { HooksConfig } from "../../hooks/schema";
@@ -26,7 +26,7 @@ import { hooksCommand } from "./hooks";
 
 // ── schema ──────────────────────────────────────────────────────────────────────────────────────
 
-export { caseName, HooksTestCase, HooksTestCases, runCases, type HooksUnderTest } from "../../emulator/policy-cases";
+export { caseName, HooksTestCase, HooksTestCases, runCases, type HooksUnderTest } from "../../emulator/sandbox/policy-cases";
 
 export interface CaseOutcome {
   name: string;

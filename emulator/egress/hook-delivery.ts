@@ -11,7 +11,7 @@
  * Failure texts name the host and the reason, never an injected value.
  */
 import type { IncomingMessage } from "node:http";
-import { openUpstream, resolveUpstream, type UpstreamConfig } from "./_upstream";
+import { openUpstream, resolveUpstream, type UpstreamConfig } from "./upstream";
 import type { Network } from "../../sdk/schemas";
 
 /** One HTTP handler call. */

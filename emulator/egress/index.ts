@@ -3,7 +3,5 @@ export { EgressProxy, sweepSocketDirectories } from "./proxy";
 export type { EgressAttachment, EgressContext, EgressProxyOptions } from "./proxy";
 export type { HttpHookDelivery, HttpHookRequest } from "./hook-delivery";
 export { injectionFor, networkDisabled, policyRefusal } from "./policy";
-export { parseRoutes } from "./_upstream";
+export { parseRoutes } from "./upstream";
 export type { CredentialResolver, EgressCredential, Injection } from "./policy";
-export { SANDBOX_CA_PATH, SANDBOX_PROXY_URL, prepareSandboxEgress } from "./sandbox";
-export type { SandboxEgress } from "./sandbox";

@@ -23,8 +23,8 @@ import type { Duplex } from "node:stream";
 import { promisify } from "node:util";
 import tls from "node:tls";
 import type { Network } from "../../sdk/schemas";
-import { loadOrCreateCa, newKeyPair, signLeaf, type CertificateAuthority, type KeyPair } from "./_ca";
-import { endToEndHeaders, normaliseHost, openUpstream, parseRoutes, resolveUpstream, type Upstream, type UpstreamConfig } from "./_upstream";
+import { loadOrCreateCa, newKeyPair, signLeaf, type CertificateAuthority, type KeyPair } from "./ca";
+import { endToEndHeaders, normaliseHost, openUpstream, parseRoutes, resolveUpstream, type Upstream, type UpstreamConfig } from "./upstream";
 import { deliverThrough, type HttpHookDelivery, type HttpHookRequest } from "./hook-delivery";
 import { networkDisabled, type CredentialResolver } from "./policy";
 

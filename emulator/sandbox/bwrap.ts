@@ -16,7 +16,7 @@ import type { Readable, Writable } from "node:stream";
 import { createCallCgroup } from "./_cgroup";
 import { ETC_DATA, SANDBOX_UID, checkReserved, existingReadOnly, mountArgs, removeMountPoints, serialised } from "./_mounts";
 import { SandboxError, SandboxNotRunnableError, SandboxUnavailableError } from "./errors";
-import { prepareSandboxEgress, SANDBOX_CA_PATH, SANDBOX_SOCKET_PATH, type SandboxEgress, type SandboxEgressSetup } from "../egress/sandbox";
+import { prepareSandboxEgress, SANDBOX_CA_PATH, SANDBOX_SOCKET_PATH, type SandboxEgress, type SandboxEgressSetup } from "./network";
 import { prepareHostView, type HostView } from "./_host-view";
 import { sandboxOwner } from "./_identity";
 

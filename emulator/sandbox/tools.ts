@@ -16,7 +16,7 @@ import { z } from "zod";
 import { validationIssues } from "../../sdk/validation";
 import { DEFAULT_LIMITS, type SandboxLimits, type SandboxResult, runInSandbox } from "./bwrap";
 import { FILEOPS_PY, MAX_VIEW_BYTES } from "./_fileops";
-import type { SandboxEgress } from "../egress/sandbox";
+import type { SandboxEgress } from "./network";
 import { InvalidToolArgsError, SandboxError, UnknownToolError } from "./errors";
 import { formatBytes } from "../../sdk/units";
 

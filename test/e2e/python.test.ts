@@ -4,7 +4,7 @@
 // preview with no API call, a state without the token or the key, destroy.
 import type { Stack } from "@pulumi/pulumi/automation";
 
-import { ownerOf } from "../../emulator/service";
+import { ownerOf } from "../../emulator/api";
 import { TEST_KEY } from "../support/emulator";
 import { E2E_TEST_TIMEOUT_MS, listIds, useE2E } from "./_workspace";
 

@@ -1,7 +1,7 @@
 /** A real emulator on a free port for one test file, with its request log. */
 import { GoogleGenAI } from "@google/genai";
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from "../../emulator/server";
-import type { RequestLogEntry } from "../../emulator/http";
+import type { RequestLogEntry } from "../../emulator/api";
 
 export const TEST_KEY = "test-key-1";
 export const OTHER_KEY = "test-key-2";

@@ -6,7 +6,7 @@ import net, { type AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { EgressProxy, type EgressProxyOptions } from "../../../emulator/egress";
-import { loadOrCreateCa, newKeyPair, signLeaf } from "../../../emulator/egress/_ca";
+import { loadOrCreateCa, newKeyPair, signLeaf } from "../../../emulator/egress/ca";
 
 export interface Recorded {
   method: string;

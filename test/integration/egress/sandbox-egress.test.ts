@@ -1,5 +1,5 @@
 import { runCommandHook, runInSandbox, runTool } from "../../../emulator/sandbox";
-import type { SandboxEgress } from "../../../emulator/egress";
+import type { SandboxEgress } from "../../../emulator/sandbox";
 import type { Network } from "../../../sdk/schemas";
 import { makeTree } from "../sandbox/_trees";
 import { refuseOutgoingConnections, startProxy, startUpstream, type Upstream } from "./_servers";

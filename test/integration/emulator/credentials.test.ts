@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import type { GoogleGenAI } from "@google/genai";
 import { OTHER_KEY, startTestEmulator, TEST_KEY, type TestEmulator, officialClient } from "../../support/emulator";
-import { ownerOf } from "../../../emulator/service";
+import { ownerOf } from "../../../emulator/api";
 
 let dataDir: string;
 let emulator: TestEmulator;
@@ -204,7 +204,7 @@ test("allowlist entries must reference an existing credential of the same key", 
 });
 
 test("GENV_CREDENTIALS_KEY must decode to 32 bytes", async () => {
-  const { credentialsKeySource } = await import("../../../emulator/credentials");
+  const { credentialsKeySource } = await import("../../../emulator/services/credential-cipher");
   expect(() => credentialsKeySource("/nonexistent", { GENV_CREDENTIALS_KEY: "c2hvcnQ=" })).toThrow(/32 bytes/);
   const key = Buffer.alloc(32, 7);
   expect(credentialsKeySource("/nonexistent", { GENV_CREDENTIALS_KEY: key.toString("base64") })()).toEqual(key);

@@ -3,7 +3,7 @@
  * plugin) do: an environment or credential whose create answer is lost is found again, not made twice.
  */
 import { EnvironmentsClient } from "../../../sdk";
-import { ownerOf } from "../../../emulator/service";
+import { ownerOf } from "../../../emulator/api";
 import { credentialCore } from "../../../provider/credential-core";
 import { environmentCore } from "../../../provider/environment-core";
 import { inline, startTestEmulator, TEST_KEY, type TestEmulator } from "../../support/emulator";

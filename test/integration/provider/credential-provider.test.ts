@@ -7,7 +7,7 @@ import * as provider from "../../../provider/credential-provider";
 import { SECRET_PROPERTIES, WIRE_FIELD, type CredentialInputs, type CredentialOutputs } from "../../../provider/credential-inputs";
 import { defaultCredentialId } from "../../../provider/credential";
 import { UNKNOWN } from "../../../provider/environment-inputs";
-import { ownerOf } from "../../../emulator/service";
+import { ownerOf } from "../../../emulator/api";
 import { CREDENTIAL_SECRET_FIELDS } from "../../../sdk/schemas";
 import { TEST_KEY } from "../../support/emulator";
 import { useProviderEmulator } from "../../support/provider-emulator";

@@ -1,8 +1,8 @@
 /**
  * `--faults`: each kind over real HTTP, as a client meets it, and the same seed giving the same faults.
  */
-import { parseFaultSpec } from "../../../emulator/faults";
-import { ownerOf } from "../../../emulator/service";
+import { parseFaultSpec } from "../../../emulator/api/faults";
+import { ownerOf } from "../../../emulator/api";
 import { inline, startTestEmulator, TEST_KEY, type TestEmulator } from "../../support/emulator";
 
 const CREATE = { method: "POST", body: JSON.stringify({ sources: [inline("a.txt", "a")] }) };

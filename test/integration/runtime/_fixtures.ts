@@ -2,7 +2,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { sandboxHooks } from "../../../emulator/sandbox-hooks";
+import { sandboxHooks } from "../../../emulator/sandbox";
 import { executeWithHooks, type ToolCall, type ToolCallResult } from "../../../hooks/runtime";
 import { runTool } from "../../../emulator/sandbox";
 import type { HooksConfigInput } from "../../../hooks/schema";

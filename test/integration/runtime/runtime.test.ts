@@ -6,7 +6,7 @@ import { existsSync, readFileSync, symlinkSync, mkdirSync, writeFileSync } from 
 import * as path from "node:path";
 import { DEFAULT_DENY_REASON, discoverHooks, executeWithHooks, runHooks, type HttpDeliverer } from "../../../hooks/runtime";
 import { HooksConfig, type HooksConfigInput } from "../../../hooks/schema";
-import { sandboxHooks } from "../../../emulator/sandbox-hooks";
+import { sandboxHooks } from "../../../emulator/sandbox";
 import { execute, hooksTree, order, tagged } from "./_fixtures";
 
 const echo = { name: "code_execution", args: { code: "echo hi" } };

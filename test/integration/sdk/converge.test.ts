@@ -3,7 +3,7 @@
  * duplicated; a create that provably did nothing is made again; a match it cannot tell apart is refused.
  */
 import { AmbiguousCreateError, createCredentialConverging, createEnvironmentConverging, EnvironmentsClient } from "../../../sdk";
-import { ownerOf } from "../../../emulator/service";
+import { ownerOf } from "../../../emulator/api";
 import { inline, startTestEmulator, TEST_KEY, type TestEmulator } from "../../support/emulator";
 
 const FAST = { settleMs: 10, maxAttempts: 6 };

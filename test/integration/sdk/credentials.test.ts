@@ -3,7 +3,7 @@
  * it gives back — never a secret.
  */
 import { EnvironmentsClient, isAlreadyExists, isInvalidArgument, isNotFound, ValidationError } from "../../../sdk";
-import { ownerOf } from "../../../emulator/service";
+import { ownerOf } from "../../../emulator/api";
 import { startTestEmulator, TEST_KEY, type TestEmulator } from "../../support/emulator";
 
 let emulator: TestEmulator;

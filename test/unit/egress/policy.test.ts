@@ -1,5 +1,5 @@
 import { injectionFor, policyRefusal, type EgressCredential } from "../../../emulator/egress/policy";
-import { parseRoutes } from "../../../emulator/egress/_upstream";
+import { parseRoutes } from "../../../emulator/egress/upstream";
 
 const credentials: Record<string, EgressCredential> = {
   bare: { type: "bearer_token", token: "tok", prefix: "" },

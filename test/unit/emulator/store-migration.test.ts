@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { EnvironmentStore } from "../../../emulator/store";
+import { Store as EnvironmentStore } from "../../../emulator/store";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "genv-store-migration-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

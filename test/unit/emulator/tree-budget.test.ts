@@ -5,8 +5,8 @@
 import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { fileSizeCap, limitMessage, SnapshotCache, undoPlan } from "../../../emulator/_tree-budget";
-import { removeFile, truncateFile, walkTree, type FileEntry, type TreeWalk } from "../../../emulator/_tree-ops";
+import { fileSizeCap, limitMessage, SnapshotCache, undoPlan } from "../../../emulator/trees/budget";
+import { removeFile, truncateFile, walkTree, type FileEntry, type TreeWalk } from "../../../emulator/trees/snapshot";
 
 const files = (entries: Record<string, [number, number]>) =>
   new Map<string, FileEntry>(Object.entries(entries).map(([p, [ino, size]]) => [p, { ino: BigInt(ino), size }]));

@@ -8,8 +8,8 @@
  *     → 200 (intermediate chunks: empty body) … final: {"files": [EnvironmentFile…]}
  *
  * - Chunks are appended to `<data>/tmp/uploads/<session>`: a partial upload is never a visible file.
- *   Finalize renames the staged file into the tree (atomic), or unpacks it (`extract=true`, see
- *   _extract.ts). A finalize that fails ends the session; start again.
+ *   Finalize hands the staged file to `FilesService.upload`, which renames it into the tree
+ *   (atomic) or unpacks it (`extract=true`). A finalize that fails ends the session; start again.
  * - `overwrite` defaults to false, as an unset proto3 bool: an existing file is 409 ALREADY_EXISTS.
  *   It is checked when the upload finalizes (the state that matters), and not at start, where the
  *   client would retry a 409 four times.
@@ -28,22 +28,24 @@ import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
-import { pathLengthProblem, type EnvironmentFile } from "../sdk/schemas";
-import { HttpError, invalidArgument, notFound } from "./errors";
-import { decodeSegment, sendJson, UPLOAD_STATUS, type Route, type RouteContext } from "./http";
-import { toWireFile, type EnvironmentsService } from "./service";
-import { chownTree, Directory, ensureDirectories, removeTree, withTree } from "../confine";
-import { toEntry, type TreeEntry, type TreeStore } from "./trees";
-import { asHttpError, journaledMerge, unpackArchive } from "./_extract";
+import { pathLengthProblem } from "../../sdk/schemas";
+import { HttpError, invalidArgument, notFound } from "../errors";
+import type { EnvironmentsService } from "../services/environments";
+import type { FilesService } from "../services/files";
+import { boolParam, decodeSegment, drain, header, sendJson, type RouteContext } from "./_request";
 
 export interface UploadOptions {
   /** How long an upload session may take from its start. Default 1 hour. */
   sessionTtlMs?: number;
-  /** Most files / bytes one environment may hold. */
-  maxFiles: number;
+  /** Most bytes one environment may hold: a larger upload is refused at its start. */
   maxBytes: number;
+  /** Where sessions stage their bytes (`TreeStore.uploadsDir`). */
+  dir: string;
   now: () => number;
 }
+
+/** Google's resumable upload protocol: `active` while a session takes more chunks, `final` once it is over. */
+export const UPLOAD_STATUS = "X-Goog-Upload-Status";
 
 export const UPLOAD_DEFAULTS = {
   sessionTtlMs: 3600 * 1000, // 1 h
@@ -65,8 +67,6 @@ interface Session {
   busy: boolean;
 }
 
-const START = /^environments\/(?:environments%2F)?([^/]+)\/files(?:\/(.*))?$/i;
-const CHUNK = /^uploads\/([0-9a-f]{32})$/;
 
 export class Uploads {
   private readonly sessions = new Map<string, Session>();
@@ -75,11 +75,11 @@ export class Uploads {
   private sweeper: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly service: EnvironmentsService,
-    private readonly trees: TreeStore,
+    private readonly environments: EnvironmentsService,
+    private readonly files: FilesService,
     private readonly options: UploadOptions,
   ) {
-    this.dir = path.join(trees.tmpDir, "uploads");
+    this.dir = options.dir;
     this.ttlMs = options.sessionTtlMs ?? UPLOAD_DEFAULTS.sessionTtlMs;
   }
 
@@ -105,7 +105,7 @@ export class Uploads {
     return this.sessions.size;
   }
 
-  async start(context: RouteContext, environment: string, rawPath: string): Promise<true> {
+  async start(context: RouteContext, environment: string, rawPath: string): Promise<void> {
     const { request, response, owner, query } = context;
     const command = header(request, "x-goog-upload-command")?.trim().toLowerCase();
     if (command !== "start") throw invalidArgument(`X-Goog-Upload-Command: must be "start" to begin an upload (got ${JSON.stringify(command ?? "")})`);
@@ -122,7 +122,7 @@ export class Uploads {
     const segments = pathSegments(rawPath);
     if (segments.length === 0 && !extract) throw invalidArgument("path: is empty: give the file's path relative to the environment root, e.g. workspace/data.csv");
 
-    const row = this.writable(owner, decodeSegment(environment).replace(/^environments\//, ""));
+    const row = this.environments.writable(owner, decodeSegment(environment).replace(/^environments\//, ""));
     const id = randomBytes(16).toString("hex");
     const session: Session = {
       id,
@@ -148,10 +148,9 @@ export class Uploads {
       "Content-Length": 0,
     });
     response.end();
-    return true;
   }
 
-  async chunk(context: RouteContext, id: string): Promise<true> {
+  async chunk(context: RouteContext, id: string): Promise<void> {
     const { request, response, owner } = context;
     const session = this.sessions.get(id);
     if (!session || session.owner !== owner || session.expiresAtMs <= this.options.now()) {
@@ -170,12 +169,12 @@ export class Uploads {
         await drain(request);
         await this.end(session);
         response.writeHead(200, { "X-Goog-Upload-Status": "cancelled", "Content-Length": 0 }).end();
-        return true;
+        return;
       }
       if (commands.has("query")) {
         await drain(request);
         response.writeHead(200, { "X-Goog-Upload-Status": "active", "X-Goog-Upload-Size-Received": String(session.received), "Content-Length": 0 }).end();
-        return true;
+        return;
       }
       const unknown = [...commands].filter((command) => command !== "upload" && command !== "finalize");
       if (commands.size === 0 || unknown.length > 0) {
@@ -187,16 +186,16 @@ export class Uploads {
       else await drain(request);
       if (!commands.has("finalize")) {
         response.writeHead(200, { [UPLOAD_STATUS]: "active", "X-Goog-Upload-Size-Received": String(session.received), "Content-Length": 0 }).end();
-        return true;
+        return;
       }
       if (session.received !== session.totalBytes) {
         response.setHeader(UPLOAD_STATUS, "active");
         throw invalidArgument(`X-Goog-Upload-Command: finalize after ${session.received} of ${session.totalBytes} bytes; send the rest first`);
       }
       try {
-        const files = await this.finalize(session);
+        const files = await this.files.upload({ ...session, sizeBytes: session.totalBytes });
         response.setHeader(UPLOAD_STATUS, "final");
-        return sendJson(response, 200, { files });
+        sendJson(response, 200, { files });
       } finally {
         await this.end(session);
       }
@@ -237,101 +236,10 @@ export class Uploads {
     session.received += size;
   }
 
-  private finalize(session: Session): Promise<EnvironmentFile[]> {
-    // Not while a tool call runs in the tree: the call would take the upload for its own growth.
-    return this.trees.exclusive(session.environmentId, () => this.finalizeNow(session));
-  }
-
-  private async finalizeNow(session: Session): Promise<EnvironmentFile[]> {
-    const row = this.writable(session.owner, session.environmentId);
-    this.service.treeChanging(row.id);
-    const owner = this.trees.owner;
-    let written: TreeEntry[];
-    if (session.extract) {
-      const unpacked = `${session.staging}.d`;
-      await fs.mkdir(unpacked);
-      try {
-        await unpackArchive(session.staging, unpacked);
-        await this.checkLimits(row, unpacked);
-        if (owner) await chownTree(unpacked, owner);
-        written = await withTree(this.trees.treePath(row.id), (tree) =>
-          journaledMerge(this.dir, { environmentId: row.id, unpacked, segments: session.segments, tree, overwrite: session.overwrite, owner }),
-        );
-      } finally {
-        await removeTree(unpacked);
-      }
-    } else {
-      written = [await withTree(this.trees.treePath(row.id), (tree) => this.placeFile(session, row, tree))];
-    }
-    await this.service.filesChanged(row.id);
-    return written.map(toWireFile);
-  }
-
-  /** Moves the staged file to its path in the tree: by name, in the directory that holds it (no path is resolved). */
-  private async placeFile(session: Session, row: { file_count: number; size_bytes: number }, tree: Directory): Promise<TreeEntry> {
-    const relative = session.segments.join("/");
-    const name = session.segments[session.segments.length - 1];
-    const parent = await ensureDirectories(tree, session.segments.slice(0, -1), this.trees.owner).catch((error: unknown) => {
-      throw asHttpError(error, "path");
-    });
-    try {
-      const existing = await parent.lstat(name);
-      if (existing?.isDirectory()) throw invalidArgument(`path: "${relative}" is a directory; give a file path, or extract: true to unpack an archive into it`);
-      if (existing && !session.overwrite) throw new HttpError("ALREADY_EXISTS", `path: "${relative}" already exists; upload with overwrite: true to replace it`);
-      const files = row.file_count + (existing ? 0 : 1);
-      const bytes = row.size_bytes + session.totalBytes - (existing?.isFile() ? existing.size : 0);
-      this.assertWithinLimits(files, bytes);
-      if (this.trees.owner) await fs.chown(session.staging, this.trees.owner.uid, this.trees.owner.gid);
-      if (session.overwrite) {
-        await fs.rename(session.staging, parent.at(name)); // atomically replaces a file (or a symlink, not its target)
-      } else {
-        try {
-          await fs.link(session.staging, parent.at(name)); // fails if something appeared meanwhile: no clobbering
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code === "EEXIST") throw new HttpError("ALREADY_EXISTS", `path: "${relative}" already exists; upload with overwrite: true to replace it`);
-          throw error;
-        }
-      }
-      return toEntry(relative, await fs.stat(session.staging).catch(() => fs.lstat(parent.at(name))));
-    } finally {
-      if (parent !== tree) await parent.close();
-    }
-  }
-
-  private async checkLimits(row: { file_count: number; size_bytes: number }, unpacked: string): Promise<void> {
-    const stats = await this.trees.stats(unpacked);
-    this.assertWithinLimits(row.file_count + stats.fileCount, row.size_bytes + stats.sizeBytes);
-  }
-
-  private assertWithinLimits(files: number, bytes: number): void {
-    if (files > this.options.maxFiles) throw invalidArgument(`file: the environment would hold more than ${this.options.maxFiles} files`);
-    if (bytes > this.options.maxBytes) throw invalidArgument(`file: the environment would hold more than ${this.options.maxBytes} bytes`);
-  }
-
-  private writable(owner: string, id: string) {
-    const row = this.service.row(owner, id);
-    if (row.status !== "active") {
-      throw new HttpError("FAILED_PRECONDITION", `environment ${id} is ${row.status}: its files are a read-only snapshot; create a new environment (from_environment copies it)`);
-    }
-    return row;
-  }
-
   private async end(session: Session): Promise<void> {
     this.sessions.delete(session.id);
     await fs.rm(session.staging, { force: true });
   }
-}
-
-export function uploadRoutes(uploads: Uploads): Route {
-  return async (context) => {
-    if (!context.request.url?.startsWith("/upload/")) return false;
-    const method = context.request.method;
-    const chunk = CHUNK.exec(context.rest);
-    if (chunk && (method === "POST" || method === "PUT")) return uploads.chunk(context, chunk[1]);
-    const start = START.exec(context.rest);
-    if (start && (method === "PUT" || method === "POST")) return uploads.start(context, start[1], start[2] ?? "");
-    return false;
-  };
 }
 
 function pathSegments(rawPath: string): string[] {
@@ -344,23 +252,4 @@ function pathSegments(rawPath: string): string[] {
   const tooLong = pathLengthProblem(segments);
   if (tooLong) throw invalidArgument(`path: ${tooLong}`);
   return segments;
-}
-
-function header(request: IncomingMessage, name: string): string | undefined {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value.join(", ") : value;
-}
-
-function boolParam(query: URLSearchParams, name: string): boolean {
-  const raw = query.get(name);
-  if (raw === null || raw === "" || raw === "false") return false;
-  if (raw === "true") return true;
-  throw invalidArgument(`${name}: must be true or false (got ${JSON.stringify(raw)})`);
-}
-
-/** Reads and discards a request body, so that an early answer does not reset the connection. */
-async function drain(request: IncomingMessage): Promise<void> {
-  for await (const _chunk of request) {
-    // discard
-  }
 }

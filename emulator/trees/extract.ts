@@ -9,9 +9,9 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import * as tar from "tar";
-import { HttpError, invalidArgument } from "./errors";
-import { ConfineError, Directory, ensureDirectories, inParent, symlinkStaysInside, walk, withTree, type EntryKind, type Owner } from "../confine";
-import { toEntry, type TreeEntry } from "./trees";
+import { HttpError, invalidArgument } from "../errors";
+import { ConfineError, Directory, ensureDirectories, inParent, symlinkStaysInside, walk, withTree, type EntryKind, type Owner } from "../../confine";
+import { toEntry, type TreeEntry } from ".";
 
 
 const ALLOWED = new Set(["File", "OldFile", "ContiguousFile", "Directory", "SymbolicLink", "Link"]);

@@ -1,5 +1,6 @@
 /**
- * One thin method per API operation: resolve, validate, change the store, return the wire shape.
+ * Environments: one thin method per API operation (resolve, validate, change the store, return the
+ * wire shape), and the record of each environment's tree for the other services (files, tool calls).
  *
  * LIMITATIONS (where this emulator differs from, or decides for, the hosted service):
  * - `last_accessed` moves on file reads and tool calls, not on Get/List: reading metadata (a
@@ -13,62 +14,43 @@
  *   more, and `:executeTool` runs the tools of any environment in the local sandbox.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { promises as fs, type promises } from "node:fs";
-import type { Directory } from "../confine";
 import {
   CreateEnvironmentRequest,
   DEFAULT_ENVIRONMENT_MODE,
   ENVIRONMENT_MODES,
   environmentModeProblem,
   type Environment,
-  type EnvironmentFile,
   type Network,
-} from "../sdk/schemas";
-import { describeIssues, validationIssues } from "../sdk/validation";
-import { invalidArgument, notFound } from "./errors";
-import { materializeSources, type SourceOptions } from "./sources";
-import { readOnlyTargets } from "./sources/read-only";
-import type { EnvironmentRow, EnvironmentSpec, EnvironmentStore } from "./store";
-import { assertIsFile, mimeTypeOf, type TreeEntry, type TreeStore } from "./trees";
+} from "../../sdk/schemas";
+import { describeIssues, validationIssues } from "../../sdk/validation";
+import { HttpError, invalidArgument, notFound } from "../errors";
+import { materializeSources, type SourceOptions } from "../sources";
+import { readOnlyTargets } from "../sources/read-only";
+import type { EnvironmentRow, EnvironmentSpec, Store } from "../store";
+import { keysetPage } from "../store/paging";
+import type { TreeStore } from "../trees";
 
 export interface ServiceOptions extends SourceOptions {
   /** An environment unused for this long becomes `expired`. */
   idleTtlMs: number;
   /** Clock, for tests of expiry. */
   now: () => number;
-  /** Whether this owner has a credential with this id (allowlist entries may reference one). */
-  credentialExists?: (owner: string, id: string) => boolean;
   /** Echoed specs one ListEnvironments page holds at most; default `MAX_PAGE_BYTES`. */
   maxPageBytes?: number;
   /** Called once an environment is deleted, to release what other parts hold for it (its egress proxy). */
   afterDelete?: (id: string) => Promise<void>;
 }
 
-export const DEFAULT_PAGE_SIZE = 50;
-export const MAX_PAGE_SIZE = 1000;
 /** Echoed specs one ListEnvironments page holds at most (more than one environment's worth ends it). */
 export const MAX_PAGE_BYTES = 64 * 1024 * 1024; // 64 MiB
-
-export function ownerOf(apiKey: string): string {
-  return createHash("sha256").update(apiKey).digest("hex");
-}
 
 export function isoSeconds(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
-export interface FilesQuery {
-  recursive: boolean;
-  pageSize: number | undefined;
-  pageToken: string | undefined;
-}
-
 export class EnvironmentsService {
-  /** Recursive listings by environment, path and version, so that paging a large tree walks it once. */
-  private readonly listingCache = new Map<string, TreeEntry[]>();
-
   constructor(
-    private readonly store: EnvironmentStore,
+    private readonly store: Store,
     private readonly trees: TreeStore,
     private readonly options: ServiceOptions,
   ) {}
@@ -91,24 +73,29 @@ export class EnvironmentsService {
       const stats = origin ? await this.trees.stats(scratch) : written;
       await this.trees.commit(scratch, id);
       const now = this.options.now();
-      this.store.insert({
-        id,
-        owner,
-        created_ms: now,
-        updated_ms: now,
-        last_accessed_ms: now,
-        status: "active",
-        file_count: stats.fileCount,
-        size_bytes: stats.sizeBytes,
-        mode,
-      }, {
-        sources: request.sources ? JSON.stringify(request.sources) : null,
-        network: request.network !== undefined ? JSON.stringify(request.network) : null,
-        system_instruction: request.system_instruction ?? null,
-        custom_config: request.custom_config !== undefined ? JSON.stringify(request.custom_config) : null,
-        environment_key_sha256: environmentKey === undefined ? null : createHash("sha256").update(environmentKey).digest("hex"),
-        // A fork keeps its origin's read-only paths: it holds the same repository content.
-        read_only: JSON.stringify([...new Set([...(origin ? this.sandboxSpec(origin.id).readOnly : []), ...readOnlyTargets(request.sources ?? [])])]),
+      // The references are checked again with the insert, in one transaction: a credential deleted
+      // while the tree was built cannot leave an environment that references nothing.
+      this.store.transaction(() => {
+        this.checkCredentialReferences(owner, request.network);
+        this.store.insert({
+          id,
+          owner,
+          created_ms: now,
+          updated_ms: now,
+          last_accessed_ms: now,
+          status: "active",
+          file_count: stats.fileCount,
+          size_bytes: stats.sizeBytes,
+          mode,
+        }, {
+          sources: request.sources ? JSON.stringify(request.sources) : null,
+          network: request.network !== undefined ? JSON.stringify(request.network) : null,
+          system_instruction: request.system_instruction ?? null,
+          custom_config: request.custom_config !== undefined ? JSON.stringify(request.custom_config) : null,
+          environment_key_sha256: environmentKey === undefined ? null : createHash("sha256").update(environmentKey).digest("hex"),
+          // A fork keeps its origin's read-only paths: it holds the same repository content.
+          read_only: JSON.stringify([...new Set([...(origin ? this.sandboxSpec(origin.id).readOnly : []), ...readOnlyTargets(request.sources ?? [])])]),
+        });
       });
     } catch (error) {
       await this.trees.discard(scratch);
@@ -130,73 +117,33 @@ export class EnvironmentsService {
    * token is a position, so it may be used with or without the filter; an unknown mode is a 400.
    */
   list(owner: string, pageSize: number | undefined, pageToken: string | undefined, mode?: string): { environments: Environment[]; next_page_token?: string } {
-    const size = pageSizeOf(pageSize);
-    const after = pageToken ? decodeToken(pageToken, "environments").seq : 0;
-    if (typeof after !== "number") throw invalidArgument("page_token: is not a token this server issued");
     if (mode !== undefined && !(ENVIRONMENT_MODES as readonly string[]).includes(mode)) throw invalidArgument(`mode: ${environmentModeProblem(mode)}`);
-    const rows = this.store.page(owner, after, size + 1, mode);
-    // A page also ends before it would pass MAX_PAGE_BYTES of echoed specs (at least one environment
-    // per page): serialising pages of environments with large inline sources must stay possible.
+    const page = keysetPage("environments", { pageSize, pageToken }, (after, limit) => this.store.page(owner, after, limit, mode), (rows) => this.echoed(rows));
+    return page.nextPageToken === undefined ? { environments: page.items } : { environments: page.items, next_page_token: page.nextPageToken };
+  }
+
+  /**
+   * Environments as List echoes them. A page also ends before it would pass MAX_PAGE_BYTES of echoed
+   * specs (at least one environment per page): serialising pages of environments with large inline
+   * sources must stay possible.
+   */
+  private echoed(rows: readonly EnvironmentRow[]): Environment[] {
     const page: Environment[] = [];
     let bytes = 0;
-    for (const row of rows.slice(0, size)) {
+    for (const row of rows) {
       const spec = this.store.spec(row.id);
       const specBytes = (spec.sources?.length ?? 0) + (spec.network?.length ?? 0) + (spec.custom_config?.length ?? 0) + (spec.system_instruction?.length ?? 0);
       if (page.length > 0 && bytes + specBytes > (this.options.maxPageBytes ?? MAX_PAGE_BYTES)) break;
       page.push(toWire(this.withCurrentStatus(row), spec));
       bytes += specBytes;
     }
-    const more = rows.length > page.length;
-    const next = more ? encodeToken("environments", { seq: rows[page.length - 1].seq }) : undefined;
-    return next ? { environments: page, next_page_token: next } : { environments: page };
+    return page;
   }
 
   async delete(owner: string, id: string): Promise<void> {
     if (!this.store.delete(owner, this.row(owner, id).id)) throw notFound(`environment ${id} not found`);
     await this.trees.remove(id);
-    for (const key of this.listingCache.keys()) if (key.startsWith(`${id}\0`)) this.listingCache.delete(key);
     await this.options.afterDelete?.(id);
-  }
-
-  async files(owner: string, id: string, segments: readonly string[], query: FilesQuery): Promise<{ files: EnvironmentFile[]; next_page_token?: string }> {
-    const row = this.accessed(owner, id);
-    return this.trees.at(row.id, segments, async (target) => {
-      if (target.kind === "file") return { files: [toWireFile(target.entry)] };
-      const relative = target.entry.path;
-      const size = pageSizeOf(query.pageSize);
-      const kind = query.recursive ? "files-recursive" : "files";
-      let after: string | undefined;
-      if (query.pageToken) {
-        const token = decodeToken(query.pageToken, kind);
-        if (token.env !== row.id || token.dir !== relative || typeof token.after !== "string") {
-          throw invalidArgument("page_token: belongs to another listing; pass the same environment, path and recursive flag");
-        }
-        after = token.after;
-      }
-      const all = query.recursive
-        ? await this.cachedRecursive(row, target.directory, relative)
-        : await this.trees.listDirectory(target.directory, relative);
-      const start = after === undefined ? 0 : firstAfter(all, after);
-      const page = all.slice(start, start + size);
-      const files = page.map(toWireFile);
-      if (start + size >= all.length) return { files };
-      return { files, next_page_token: encodeToken(kind, { env: row.id, dir: relative, after: page[page.length - 1].path }) };
-    });
-  }
-
-  /**
-   * The file to send, open: the bytes come from the very file that was checked, whatever the agent
-   * renames meanwhile. The caller closes `handle`.
-   */
-  async download(owner: string, id: string, segments: readonly string[]): Promise<{ handle: promises.FileHandle; sizeBytes: number; mimeType: string }> {
-    const row = this.accessed(owner, id);
-    return this.trees.at(row.id, segments, async (target) => {
-      assertIsFile(target.entry);
-      if (target.kind !== "file") throw new Error("unreachable: a file entry without a handle");
-      // Reopened from its own descriptor, so that the handle outlives the resolution that owns `target.handle`.
-      const handle = await fs.open(`/proc/self/fd/${target.handle.fd}`, "r");
-      return { handle, sizeBytes: target.entry.sizeBytes, mimeType: mimeTypeOf(target.entry.name) };
-    });
   }
 
   /**
@@ -223,13 +170,12 @@ export class EnvironmentsService {
     const now = this.options.now();
     this.store.setStats(id, stats.fileCount, stats.sizeBytes, now);
     this.store.touch(id, now);
-    for (const key of this.listingCache.keys()) if (key.startsWith(`${id}\0`)) this.listingCache.delete(key);
   }
 
   private checkCredentialReferences(owner: string, network: CreateEnvironmentRequest["network"]): void {
     if (!network || network === "disabled" || !Array.isArray(network.allowlist)) return;
     network.allowlist.forEach((entry, index) => {
-      if (entry.credential !== undefined && !this.options.credentialExists?.(owner, entry.credential)) {
+      if (entry.credential !== undefined && this.store.credential(owner, entry.credential) === undefined) {
         throw invalidArgument(
           `network.allowlist[${index}].credential: no credential "${entry.credential}"; create it first (POST /v1beta/credentials)`,
         );
@@ -251,6 +197,15 @@ export class EnvironmentsService {
     const row = this.store.get(owner, id);
     if (!row) throw notFound(`environment ${id} not found`);
     return this.withCurrentStatus(row);
+  }
+
+  /** The row of an environment whose files may change: an expired one is a read-only snapshot. */
+  writable(owner: string, id: string): EnvironmentRow {
+    const row = this.row(owner, id);
+    if (row.status !== "active") {
+      throw new HttpError("FAILED_PRECONDITION", `environment ${id} is ${row.status}: its files are a read-only snapshot; create a new environment (from_environment copies it)`);
+    }
+    return row;
   }
 
   /** Records a use of the environment (file reads, tool calls). */
@@ -289,55 +244,6 @@ export class EnvironmentsService {
     return row;
   }
 
-  private async cachedRecursive(row: EnvironmentRow, directory: Directory, relative: string): Promise<TreeEntry[]> {
-    const key = `${row.id}\0${row.updated_ms}\0${relative}`;
-    const cached = this.listingCache.get(key);
-    if (cached) return cached;
-    const entries = await this.trees.listRecursive(directory, relative);
-    this.listingCache.set(key, entries);
-    while (this.listingCache.size > 16) this.listingCache.delete(this.listingCache.keys().next().value!);
-    return entries;
-  }
-}
-
-export function pageSizeOf(pageSize: number | undefined): number {
-  if (pageSize === undefined || pageSize === 0) return DEFAULT_PAGE_SIZE;
-  if (pageSize < 0) throw invalidArgument(`page_size: must not be negative (got ${pageSize})`);
-  return Math.min(pageSize, MAX_PAGE_SIZE);
-}
-
-/** Index of the first entry after `path` in walk order (segment-wise name order). */
-function firstAfter(entries: readonly TreeEntry[], path: string): number {
-  const key = path.split("/");
-  let low = 0;
-  let high = entries.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (compareSegments(entries[middle].path.split("/"), key) <= 0) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
-
-function compareSegments(a: readonly string[], b: readonly string[]): number {
-  for (let i = 0; i < Math.min(a.length, b.length); i++) {
-    if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
-  }
-  return a.length - b.length;
-}
-
-export function encodeToken(kind: string, value: Record<string, unknown>): string {
-  return Buffer.from(JSON.stringify({ k: kind, ...value })).toString("base64url");
-}
-
-export function decodeToken(token: string, kind: string): Record<string, unknown> {
-  try {
-    const value = JSON.parse(Buffer.from(token, "base64url").toString("utf8"));
-    if (value && typeof value === "object" && value.k === kind) return value;
-  } catch {
-    // fall through
-  }
-  throw invalidArgument("page_token: is not a token this server issued for this listing; start again without it");
 }
 
 function toWire(row: EnvironmentRow, spec: EnvironmentSpec): Environment {
@@ -358,13 +264,3 @@ function toWire(row: EnvironmentRow, spec: EnvironmentSpec): Environment {
   return environment;
 }
 
-export function toWireFile(entry: TreeEntry): EnvironmentFile {
-  const file: EnvironmentFile = { name: entry.name, path: entry.path, type: entry.type };
-  if (entry.type === "file") {
-    file.mime_type = mimeTypeOf(entry.name);
-    file.size_bytes = String(entry.sizeBytes);
-  }
-  file.created = isoSeconds(entry.createdMs);
-  file.modified = isoSeconds(entry.modifiedMs);
-  return file;
-}

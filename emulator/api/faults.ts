@@ -23,7 +23,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import ms from "ms";
-import { HttpError } from "./errors";
+import { HttpError } from "../errors";
 
 export const FAULT_KINDS = ["429", "503", "500", "reset-before", "reset-after", "slow"] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];

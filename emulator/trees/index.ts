@@ -11,11 +11,11 @@ import { promises as fs, type Stats } from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import mime from "mime-types";
-import { chownTree, ConfineError, copyContents, countFiles, Directory, release, removeTree, resolve, walk, withTree, type Owner } from "../confine";
-import { pathLengthProblem } from "../sdk/schemas";
-import { KeyedQueue } from "./keyed-queue";
-import { removeHostView } from "./sandbox";
-import { HttpError, invalidArgument, notFound } from "./errors";
+import { chownTree, ConfineError, copyContents, countFiles, Directory, release, removeTree, resolve, walk, withTree, type Owner } from "../../confine";
+import { pathLengthProblem } from "../../sdk/schemas";
+import { KeyedQueue } from "../keyed-queue";
+import { removeHostView } from "../sandbox";
+import { HttpError, invalidArgument, notFound } from "../errors";
 
 export interface TreeStats {
   fileCount: number;
@@ -53,7 +53,11 @@ export function mimeTypeOf(fileName: string): string {
 export class TreeStore {
   readonly treesDir: string;
   readonly tmpDir: string;
+  /** Where upload sessions stage their bytes and extracts keep their journals. */
+  readonly uploadsDir: string;
   private readonly writers = new KeyedQueue();
+  /** Recursive listings by tree, version and path, so that paging a large tree walks it once. */
+  private readonly listings = new Map<string, TreeEntry[]>();
 
   /**
    * @param owner who the sandbox runs as on the host, when that is not the emulator's own user: the
@@ -62,6 +66,7 @@ export class TreeStore {
   constructor(dataDir: string, readonly owner?: Owner) {
     this.treesDir = path.join(dataDir, "trees");
     this.tmpDir = path.join(dataDir, "tmp");
+    this.uploadsDir = path.join(this.tmpDir, "uploads");
   }
 
   async init(): Promise<void> {
@@ -115,6 +120,7 @@ export class TreeStore {
 
   /** Moves the tree out of `trees/` at once, then deletes it; a crash in between leaves only tmp garbage. */
   async remove(id: string): Promise<void> {
+    for (const key of this.listings.keys()) if (key.startsWith(`${id}\0`)) this.listings.delete(key);
     const trash = path.join(this.tmpDir, `trash-${id}-${randomBytes(4).toString("hex")}`);
     try {
       await fs.rename(this.treePath(id), trash);
@@ -189,12 +195,20 @@ export class TreeStore {
     return entries;
   }
 
-  /** Every regular file under a directory, sorted by path. */
-  async listRecursive(directory: Directory, relative: string): Promise<TreeEntry[]> {
+  /**
+   * Every regular file under a directory of tree `id`, sorted by path; remembered for the tree's
+   * `version` (its `updated_ms`, which moves with every change), so that the pages of one listing walk it once.
+   */
+  async listRecursive(id: string, version: number, directory: Directory, relative: string): Promise<TreeEntry[]> {
+    const key = `${id}\0${version}\0${relative}`;
+    const cached = this.listings.get(key);
+    if (cached) return cached;
     const entries: TreeEntry[] = [];
     for await (const entry of walk(directory, { prefix: relative })) {
       if (entry.kind === "file") entries.push(toEntry(entry.relative, entry.stat));
     }
+    this.listings.set(key, entries);
+    while (this.listings.size > 16) this.listings.delete(this.listings.keys().next().value!);
     return entries;
   }
 }

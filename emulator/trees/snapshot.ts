@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
-import { inParent, walk, withTree, type Directory } from "../confine";
+import { inParent, walk, withTree, type Directory } from "../../confine";
 
 /** A regular file as the walk saw it. */
 export interface FileEntry {

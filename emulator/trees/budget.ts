@@ -9,8 +9,8 @@
  * walks its tree once; any other change to the tree (an upload) moves the environment's `updated_ms`,
  * which invalidates it.
  */
-import { formatBytes, formatCount } from "../sdk/units";
-import { removeFile, truncateFile, type FileEntry, type TreeWalk } from "./_tree-ops";
+import { formatBytes, formatCount } from "../../sdk/units";
+import { removeFile, truncateFile, type FileEntry, type TreeWalk } from "./snapshot";
 
 export interface TreeLimits {
   /** Regular files in the tree. Example: `100_000`. */

@@ -17,42 +17,44 @@
  * when anything changed — hooks count too, a post hook may format files — the row's `file_count`,
  * `size_bytes` and `updated` follow; `last_accessed` always moves.
  *
- * The environment's limits (`maxBytes`, `maxFiles`) hold for the call as a whole (`_tree-budget.ts`):
+ * The environment's limits (`maxBytes`, `maxFiles`) hold for the call as a whole (`trees/budget.ts`):
  * each file it writes is capped at the tree's remaining bytes (RLIMIT_FSIZE), and a call that leaves
  * the tree over a limit has its growth undone and answers 200 with the tool's result, its `error`
  * saying so (`environment limit exceeded: …`). Not a 4xx: the tool did run — it printed, it may have
  * called out through egress, what it did inside the limits stays — and a 429 RESOURCE_EXHAUSTED
  * would make clients retry a call that acted.
  */
-import { executeWithHooks, type ToolCallResult } from "../hooks/runtime";
-import { exceeds, fileSizeCap, limitMessage, SnapshotCache, undoGrowth, type TreeLimits } from "./_tree-budget";
-import { walkTree } from "./_tree-ops";
-import type { EgressProxy } from "./egress";
-import { HttpError } from "./errors";
-import { decodeSegment, sendJson, type Route, type RouteContext } from "./http";
-import { assertSandboxRunnable, DEFAULT_LIMITS, existingReadOnly, parseToolCall, runTool, SandboxError } from "./sandbox";
-import { sandboxHooks } from "./sandbox-hooks";
-import type { EnvironmentsService } from "./service";
-import type { TreeStore } from "./trees";
+import { executeWithHooks, type ToolCallResult } from "../../hooks/runtime";
+import type { ToolCall } from "../../sdk/schemas";
+import { HttpError } from "../errors";
+import { assertSandboxRunnable, DEFAULT_LIMITS, existingReadOnly, parseToolCall, runTool, SandboxError, sandboxHooks, type EgressPort } from "../sandbox";
+import type { TreeStore } from "../trees";
+import { exceeds, fileSizeCap, limitMessage, SnapshotCache, undoGrowth, type TreeLimits } from "../trees/budget";
+import { walkTree } from "../trees/snapshot";
+import type { EnvironmentsService } from "./environments";
 
-const EXECUTE_TOOL = /^environments\/([^/]+)$/;
-const VERB = ":executeTool";
 // Files whose size and inode are remembered across environments (the walk after each one's last
 // call, ≈ 150 bytes a file): a call on a remembered tree walks it once, after the call.
 const MAX_REMEMBERED_FILES = 200_000;
 
-/** The `:executeTool` route, tried after the environment routes. */
-export function toolsRoute(context: { service: EnvironmentsService; trees: TreeStore; egress: EgressProxy; limits: TreeLimits }): Route {
-  const { service, trees, limits } = context;
-  const snapshots = new SnapshotCache(MAX_REMEMBERED_FILES);
+export interface ToolCallsOptions {
+  environments: EnvironmentsService;
+  trees: TreeStore;
+  /** The egress proxy, injected into each call's sandbox. */
+  egress: EgressPort;
+  limits: TreeLimits;
+}
 
-  return async (route: RouteContext) => {
-    const id = environmentOf(route.rest);
-    if (id === undefined) return false;
-    if (route.request.method !== "POST") throw new HttpError("NOT_FOUND", `method ${route.request.method} ${VERB} not found; use POST`);
-    const body = await route.readJson();
-    const call = toolCallOf(body);
-    const found = service.row(route.owner, id);
+export class ToolCallsService {
+  private readonly snapshots = new SnapshotCache(MAX_REMEMBERED_FILES);
+
+  constructor(private readonly options: ToolCallsOptions) {}
+
+  /** `:executeTool`: one tool call in environment `id`'s sandbox, with the hooks in front and behind. */
+  async execute(owner: string, id: string, call: ToolCall): Promise<ToolCallResult> {
+    const { environments: service, trees, limits } = this.options;
+    const snapshots = this.snapshots;
+    const found = service.row(owner, id);
     if (found.status === "expired") {
       throw new HttpError(
         "FAILED_PRECONDITION",
@@ -66,14 +68,14 @@ export function toolsRoute(context: { service: EnvironmentsService; trees: TreeS
     } catch (error) {
       throw asHttpError(error, "tool_call.");
     }
-    service.accessed(route.owner, found.id);
+    service.accessed(owner, found.id);
     const root = trees.treePath(found.id);
     const result = await trees.exclusive(found.id, async () => {
-      const row = service.row(route.owner, found.id); // as the previous call or upload left it
+      const row = service.row(owner, found.id); // as the previous call or upload left it
       const before = snapshots.get(row.id, row.updated_ms) ?? (await walkTree(root));
       const { network, readOnly } = service.sandboxSpec(row.id);
       await assertReadOnlyInPlace(root, row.id, readOnly);
-      const egress = { proxy: context.egress, network, owner: route.owner, envId: row.id };
+      const egress = { proxy: this.options.egress, network, owner, envId: row.id };
       const sandboxLimits = { maxFileBytes: fileSizeCap(before, limits, DEFAULT_LIMITS.maxFileBytes) };
       service.treeChanging(row.id);
       // After the call (also when the tool threw: the tree must not stay over its limits): walk,
@@ -91,7 +93,7 @@ export function toolsRoute(context: { service: EnvironmentsService; trees: TreeS
         const changed = after.fingerprint !== before.fingerprint || after.fileCount !== row.file_count || after.sizeBytes !== row.size_bytes;
         const stamp = changed ? service.recordTreeChange(row, after) : service.recordTreeUnchanged(row);
         snapshots.set(row.id, stamp, after);
-        service.accessed(route.owner, row.id);
+        service.accessed(owner, row.id);
         return note;
       };
       let answer: ToolCallResult;
@@ -114,8 +116,8 @@ export function toolsRoute(context: { service: EnvironmentsService; trees: TreeS
     }).catch((error: unknown) => {
       throw asHttpError(error, "");
     });
-    return sendJson(route.response, 200, result satisfies ToolCallResult);
-  };
+    return result;
+  }
 }
 
 /** The tool's error and a note after it, on a line of its own. */
@@ -139,30 +141,6 @@ async function assertReadOnlyInPlace(root: string, id: string, readOnly: readonl
       );
     }
   }
-}
-
-/** `env_x` from `environments/env_x:executeTool` or `environments/environments%2Fenv_x:executeTool`. */
-function environmentOf(rest: string): string | undefined {
-  const match = EXECUTE_TOOL.exec(rest);
-  if (!match) return undefined;
-  const segment = decodeSegment(match[1]);
-  if (!segment.endsWith(VERB)) return undefined;
-  const id = segment.slice(0, -VERB.length).replace(/^environments\//, "");
-  if (id === "" || id.includes("/")) throw new HttpError("INVALID_ARGUMENT", "name: use environments/{id}:executeTool with an id such as env_abc123");
-  return id;
-}
-
-function toolCallOf(body: unknown): { name: string; args: Record<string, unknown> } {
-  const call = (body as { tool_call?: unknown } | null)?.tool_call;
-  if (typeof call !== "object" || call === null || Array.isArray(call)) {
-    throw new HttpError("INVALID_ARGUMENT", 'tool_call: is required: {"name": "code_execution", "args": {"code": "echo hi"}}');
-  }
-  const { name, args } = call as { name?: unknown; args?: unknown };
-  if (typeof name !== "string" || name === "") throw new HttpError("INVALID_ARGUMENT", "tool_call.name: is required: a container tool name such as code_execution");
-  if (args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args))) {
-    throw new HttpError("INVALID_ARGUMENT", "tool_call.args: must be an object of the tool's arguments");
-  }
-  return { name, args: (args ?? {}) as Record<string, unknown> };
 }
 
 /** A sandbox error as the HTTP error of its canonical status; `prefix` qualifies field names. */

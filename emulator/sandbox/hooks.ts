@@ -1,10 +1,15 @@
 /**
- * Running a hook's `command` handler (spec/HOOKS.md) in the environment's sandbox: `bash -c
- * <command>` with the event JSON on stdin, e.g. `python3 /.agents/hooks-scripts/gate.py`. The hooks
- * runtime interprets the result (decision JSON on stdout; crash, timeout or junk = allow).
+ * Hooks (spec/HOOKS.md) in the sandbox: a `command` handler runs as `bash -c <command>` in the
+ * environment's sandbox with the event JSON on stdin, e.g. `python3 /.agents/hooks-scripts/gate.py`;
+ * the hooks runtime interprets the result (decision JSON on stdout; crash, timeout or junk = allow).
+ * `sandboxHooks` gives the runtime its functions for one environment: command hooks run in the same
+ * sandbox as the tools, under the environment's egress policy; HTTP hooks are delivered through the
+ * environment's egress proxy, policy and injection included (without a proxy, as in `genv hooks
+ * test`, they are reported as not delivered and fail open).
  */
+import { undeliveredHttp, type HooksRuntimeOptions } from "../../hooks/runtime";
 import { type SandboxLimits, type SandboxResult, runInSandbox } from "./bwrap";
-import type { SandboxEgress } from "../egress/sandbox";
+import type { SandboxEgress } from "./network";
 
 export interface CommandHookOptions {
   /** The environment tree on the host (the sandbox's `/`). */
@@ -40,4 +45,13 @@ export function runCommandHook(options: CommandHookOptions): Promise<SandboxResu
     timeoutMs: timeoutSeconds * 1000,
     limits: options.limits,
   });
+}
+
+/** `limits`: overrides of the sandbox limits for command hooks, e.g. the call's `maxFileBytes`. */
+export function sandboxHooks(root: string, egress?: SandboxEgress, readOnly: readonly string[] = [], limits?: Partial<SandboxLimits>): HooksRuntimeOptions {
+  return {
+    runCommand: ({ command, timeoutSeconds, stdin }) => runCommandHook({ root, command, stdinJson: stdin, timeoutSeconds, egress, readOnly, limits }),
+    // Without an emulator's proxy (`genv hooks test`), HTTP hooks are reported as not delivered.
+    deliverHttp: egress ? egress.proxy.httpHookDeliverer(egress) : undeliveredHttp,
+  };
 }

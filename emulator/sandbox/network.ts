@@ -1,6 +1,6 @@
 /**
- * The sandbox's end of the egress path: what `runInSandbox` adds to a call whose environment may
- * reach the network.
+ * The sandbox's end of the egress path (`emulator/egress/` is the proxy's): what `runInSandbox` adds to
+ * a call whose environment may reach the network.
  *
  * - the environment's proxy socket, bound at `/etc/genv-egress/proxy.sock`;
  * - the environment's CA certificate, bound at `/etc/ssl/certs/genv-egress-ca.pem` (the sandbox has no
@@ -14,12 +14,30 @@
  * Nothing here holds a secret: injection happens in the proxy, outside the sandbox.
  */
 import { existsSync } from "node:fs";
-import { SandboxUnavailableError } from "../sandbox/errors";
-import type { EgressContext, EgressProxy } from "./proxy";
+import type { HttpDeliverer } from "../../hooks/runtime";
+import type { Network } from "../../sdk/schemas";
+import { SandboxUnavailableError } from "./errors";
 
-/** Egress for one sandboxed call: the proxy and whose policy applies. */
-export interface SandboxEgress extends EgressContext {
-  proxy: EgressProxy;
+/**
+ * Egress for one sandboxed call: whose policy applies, and the proxy that enforces it — injected by
+ * the caller (the emulator passes its `EgressProxy`), so that the sandbox depends on no proxy code.
+ */
+export interface SandboxEgress {
+  /** The environment's `network`: omitted allows everything, `"disabled"` nothing. */
+  network: Network | undefined;
+  /** The API key that owns the environment (credentials are per owner). */
+  owner: string;
+  /** Example: `env_abc123`. */
+  envId: string;
+  proxy: EgressPort;
+}
+
+/** What the sandbox uses of an egress proxy. */
+export interface EgressPort {
+  /** The environment's proxy socket and CA for a call; undefined when its policy lets nothing out. */
+  attach(context: Omit<SandboxEgress, "proxy">): Promise<{ socketPath: string; caCertPem: string } | undefined>;
+  /** Delivers HTTP hooks under the environment's policy, as the hooks runtime's `deliverHttp`. */
+  httpHookDeliverer(context: Omit<SandboxEgress, "proxy">): HttpDeliverer;
 }
 
 /** What `runInSandbox` adds for egress. */

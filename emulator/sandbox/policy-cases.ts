@@ -9,12 +9,13 @@
 import { mkdtempSync, promises as fs } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { discoverHooks, executeWithHooks, HOOKS_FILE, runHooks, type HooksVerdict } from "../hooks/runtime";
-import type { HooksTestCase } from "../hooks/cases";
-import { giveToSandbox, runInSandbox } from "./sandbox";
-import { sandboxHooks } from "./sandbox-hooks";
+import { discoverHooks, executeWithHooks, HOOKS_FILE, runHooks, type HooksVerdict } from "../../hooks/runtime";
+import type { HooksTestCase } from "../../hooks/cases";
+import { runInSandbox } from "./bwrap";
+import { sandboxHooks } from "./hooks";
+import { giveToSandbox } from "./_identity";
 
-export { HooksTestCase, HooksTestCases } from "../hooks/cases";
+export { HooksTestCase, HooksTestCases } from "../../hooks/cases";
 
 /** A hooks.json (as text) and the directory of the scripts its commands run. */
 export interface HooksUnderTest {
