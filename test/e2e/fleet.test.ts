@@ -39,9 +39,10 @@ describe("examples/fleet: refresh and expiry (real engine)", () => {
     expect(requests).toEqual(["POST /v1beta/environments", "POST /v1beta/environments", "POST /v1beta/environments"]);
   }, E2E_TEST_TIMEOUT_MS);
 
-  test("refresh of three environments makes exactly three GETs", async () => {
+  test("refresh of three environments makes one GET each, and downloads their two declared hook files only", async () => {
     const requests = await e2e().requestsDuring(() => e2e().run(stack, (s, onOutput) => s.refresh({ onOutput })));
-    expect(requests.sort()).toEqual(ids.map((id) => `GET /v1beta/environments/${id}`).sort());
+    const perEnvironment = (id: string) => [`GET /v1beta/environments/${id}`, ...[".agents/hooks-scripts/gate.py", ".agents/hooks.json"].map((file) => `GET /v1beta/environments/${id}/files/${file}`)];
+    expect(requests.sort()).toEqual(ids.flatMap(perEnvironment).sort());
   }, E2E_TEST_TIMEOUT_MS);
 
   test("past the idle TTL, refresh shows them expired and up replaces them", async () => {

@@ -45,14 +45,15 @@ describe("pulumi import through the plugin (real engine)", () => {
     await e2e().run(stack, (s, onOutput) => s.up({ onOutput }));
   }, E2E_TEST_TIMEOUT_MS);
 
-  test("an environment: one GET, its inputs and outputs in the state", async () => {
+  test("an environment: one GET and its declared hook file, its inputs and outputs in the state", async () => {
     const requests = await e2e().requestsDuring(() =>
       e2e().pulumi(["import", "gemini-environments:index:Environment", "adopted", environmentId, "--yes", "--skip-preview", "--generate-code=false", "--stack", stack.name], dir, {
         GOOGLE_API_KEY: "test-key-1",
         GOOGLE_GEMINI_BASE_URL: e2e().emulator.url,
       }),
     );
-    expect(requests).toEqual([`GET /v1beta/environments/${environmentId}`]);
+    // The environment, and its one declared hook file, compared with what it holds (tamper detection).
+    expect(requests).toEqual([`GET /v1beta/environments/${environmentId}`, `GET /v1beta/environments/${environmentId}/files/.agents/hooks.json`]);
     const adopted = (await resources()).find((r) => r.urn.endsWith("::adopted"));
     expect(adopted).toMatchObject({ id: environmentId, inputs: { sources: SOURCES, network: NETWORK }, outputs: { status: "active", fileCount: 2 } });
   }, E2E_TEST_TIMEOUT_MS);
