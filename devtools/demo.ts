@@ -17,7 +17,7 @@ import * as path from "node:path";
 import { Command, CommanderError } from "commander";
 import type { RunningEmulator } from "../emulator/server";
 import { CLIError } from "../cli/errors";
-import { loadEmulator } from "../cli/load-emulator";
+import { loadEmulator } from "../cli/commands/load-emulator";
 import { EnvironmentsClient } from "../sdk/client";
 import { createPackedWorkspace, type PackedWorkspace } from "./packed-workspace";
 import { ensurePulumiEngine, localPulumiEnv, pulumiCommand } from "./pulumi-engine";
