@@ -30,16 +30,21 @@ export function buildProgram(): Command {
   return program;
 }
 
-async function main(argv: string[]): Promise<void> {
+/**
+ * Runs `program` (built with `exitOverride`) on `argv`: commander's own exits (help, a bad option)
+ * keep their exit code, a CLIError is printed as `name: message` with its exit code, anything else
+ * is a bug and propagates. Also the demo's (devtools/demo.ts).
+ */
+export async function runProgram(program: Command, argv: string[], name: string): Promise<void> {
   try {
-    await buildProgram().parseAsync(argv);
+    await program.parseAsync(argv);
   } catch (error) {
     if (error instanceof CommanderError) {
       process.exitCode = error.exitCode;
       return;
     }
     if (error instanceof CLIError) {
-      process.stderr.write(`genv: ${error.message}\n`);
+      process.stderr.write(`${name}: ${error.message}\n`);
       process.exitCode = error.exitCode;
       return;
     }
@@ -48,5 +53,5 @@ async function main(argv: string[]): Promise<void> {
 }
 
 if (require.main === module) {
-  void main(process.argv);
+  void runProgram(buildProgram(), process.argv, "genv");
 }

@@ -18,6 +18,8 @@
 import { constants, promises as fs, type Dirent, type Stats } from "node:fs";
 import path from "node:path";
 
+export { exclusive } from "./exclusive";
+
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK, O_NOCTTY } = constants;
 const OPEN_DIRECTORY = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
 const OPEN_FILE = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;

@@ -14,10 +14,11 @@ import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { Command, CommanderError } from "commander";
+import { Command } from "commander";
 import type { RunningEmulator } from "../emulator/server";
 import { CLIError } from "../cli/errors";
-import { loadEmulator } from "../cli/load-emulator";
+import { loadEmulator } from "../cli/commands/load-emulator";
+import { runProgram } from "../cli/main";
 import { EnvironmentsClient } from "../sdk/client";
 import { createPackedWorkspace, type PackedWorkspace } from "./packed-workspace";
 import { ensurePulumiEngine, localPulumiEnv, pulumiCommand } from "./pulumi-engine";
@@ -45,20 +46,7 @@ async function main(argv: string[]): Promise<void> {
       const pulumiOutput = options.quiet ? undefined : indentedLines((line) => process.stdout.write(`    │ ${line}\n`));
       await runDemo({ repoRoot: findRepoRoot(__dirname), log: (line) => process.stdout.write(`${line}\n`), pulumiOutput });
     });
-  try {
-    await program.parseAsync(argv);
-  } catch (error) {
-    if (error instanceof CommanderError) {
-      process.exitCode = error.exitCode;
-      return;
-    }
-    if (error instanceof CLIError) {
-      process.stderr.write(`demo: ${error.message}\n`);
-      process.exitCode = error.exitCode;
-      return;
-    }
-    throw error;
-  }
+  await runProgram(program, argv, "demo");
 }
 
 export async function runDemo(options: DemoOptions): Promise<void> {

@@ -35,15 +35,10 @@ import {
   type ToolCall,
   UploadEnvironmentFileResponse,
 } from "./schemas";
+import type { CallOptions } from "./transport";
 import { validationIssues } from "./validation";
 
-/** Per-call options. */
-export interface CallOptions {
-  /** Aborts the call at once, including during a retry's backoff; the call rejects with `AbortedError`. */
-  signal?: AbortSignal;
-  /** Overrides the client's `timeoutMs` for each attempt of this call. */
-  timeoutMs?: number;
-}
+export type { CallOptions } from "./transport";
 
 export interface ListEnvironmentsParams {
   /** Environments per page (1–1000; the server's default is 50). */

@@ -15,14 +15,12 @@
  * await client.credentials.update("gh-token", { type: "bearer_token", token: rotated }, { updateMask: ["token"] });
  * await client.credentials.delete("gh-token");
  */
-import type { Attempt, TextResponse } from "./_http";
 import { credentialSegment, pageSize, queryString } from "./_paths";
 import { pages, parse } from "./_responses";
 import { ValidationError } from "./errors";
-import type { RetryMode } from "./retry";
 import { CreateCredentialRequest, Credential, ListCredentialsResponse, UpdateCredentialRequest } from "./schemas";
 import { validationIssues } from "./validation";
-import type { CallOptions } from "./client";
+import type { CallOptions, Send } from "./transport";
 
 export interface ListCredentialsParams {
   /** Credentials per page (1–1000). */
@@ -39,9 +37,6 @@ export interface UpdateCredentialOptions extends CallOptions {
    */
   updateMask?: readonly string[];
 }
-
-/** How the client sends one request with its retry policy; given by `EnvironmentsClient`. */
-export type Send = (mode: RetryMode, method: Attempt["method"], path: string, options?: CallOptions, body?: string) => Promise<TextResponse>;
 
 const MASK_FIELD = /^([a-z][a-z0-9_]*|\*)$/;
 

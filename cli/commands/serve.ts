@@ -10,7 +10,7 @@ import type { RequestLogEntry } from "../../emulator/api";
 import { FaultSpecError, parseFaultSpec, type FaultSpec } from "../../emulator/api/faults";
 import { sandboxReadiness } from "../../emulator/sandbox";
 import { CLIError } from "../errors";
-import { loadEmulator } from "../load-emulator";
+import { loadEmulator } from "./load-emulator";
 
 export interface ServeOptions {
   /** Default: the emulator's, 127.0.0.1. */

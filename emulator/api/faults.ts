@@ -24,12 +24,14 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import ms from "ms";
 import { HttpError } from "../errors";
+import { ROUTE_NAMES, type RouteName } from "./routes";
 
 export const FAULT_KINDS = ["429", "503", "500", "reset-before", "reset-after", "slow"] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
-export const FAULT_ROUTES = ["create", "list", "get", "delete", "files", "download", "upload", "tool", "credentials"] as const;
-export type FaultRoute = (typeof FAULT_ROUTES)[number];
+/** The operations a fault can hit: the route table's names (`routes.ts`). */
+export const FAULT_ROUTES = ROUTE_NAMES;
+export type FaultRoute = RouteName;
 
 export interface FaultSpec {
   rate: number;
@@ -89,8 +91,8 @@ export class FaultInjector {
     this.state = spec.seed >>> 0;
   }
 
-  decide(request: IncomingMessage): FaultDecision {
-    const route = routeOf(request);
+  /** `route`: the operation the route table finds for the request (`routeNameOf`); undefined, none. */
+  decide(route: FaultRoute | undefined): FaultDecision {
     if (route === undefined || !this.spec.routes.includes(route)) return { kind: "none" };
     // Two draws per request whatever the outcome, so that a request's fate depends only on its place.
     const hit = this.next() < this.spec.rate;
@@ -168,19 +170,4 @@ export class FaultInjector {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   }
-}
-
-/** The route a request is for, by method and path (undefined: not an API route). */
-export function routeOf(request: IncomingMessage): FaultRoute | undefined {
-  const url = request.url ?? "";
-  const path = url.split("?")[0];
-  const method = request.method ?? "GET";
-  if (path.startsWith("/upload/")) return "upload";
-  const rest = /^\/v1(?:beta|alpha)?\/(.*)$/.exec(path)?.[1];
-  if (rest === undefined) return undefined;
-  if (rest.startsWith("credentials")) return "credentials";
-  if (rest === "environments") return method === "POST" ? "create" : "list";
-  if (rest.includes(":executeTool")) return "tool";
-  if (/\/files(\/|$)/.test(rest)) return /[?&]alt=media/.test(url) ? "download" : "files";
-  return method === "DELETE" ? "delete" : "get";
 }

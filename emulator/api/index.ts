@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { HttpError } from "../errors";
 import type { FaultInjector } from "./faults";
 import { readJson, sendJson, type RouteContext } from "./_request";
-import type { Route } from "./routes";
+import { matchRoute, routeNameOf, targetOf, type Route } from "./routes";
 import { UPLOAD_STATUS } from "./uploads";
 
 export type { RouteContext } from "./_request";
@@ -36,8 +36,6 @@ export interface HttpOptions {
   faults?: FaultInjector;
 }
 
-const VERSIONED = /^\/(v1|v1beta|v1alpha)\/(.*)$/;
-
 /**
  * Bodies above this many bytes are handled one at a time: a JSON body costs several times its size
  * while it is parsed, validated and written (a 200 MiB inline create peaked at 1.5 GiB, two at once
@@ -60,28 +58,25 @@ export function createHandler(routes: readonly Route[], options: HttpOptions) {
   const faults = options.faults;
   if (!faults) return handle;
   return (request: IncomingMessage, response: ServerResponse): Promise<void> =>
-    faults.apply(faults.decide(request), request, response, () => handle(request, response));
+    faults.apply(faults.decide(routeNameOf(routes, request.method ?? "GET", targetOf(request.url ?? "/"))), request, response, () => handle(request, response));
 }
 
 function handlerOf(routes: readonly Route[], options: HttpOptions) {
   return async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const started = performance.now();
-    const target = request.url ?? "/";
-    const queryAt = target.indexOf("?");
-    const rawPath = queryAt === -1 ? target : target.slice(0, queryAt);
-    const query = new URLSearchParams(queryAt === -1 ? "" : target.slice(queryAt + 1));
+    const url = request.url ?? "/";
+    const target = targetOf(url);
+    const { path: rawPath, query, upload } = target;
     response.on("finish", () => {
       options.onRequest?.({
         method: request.method ?? "GET",
-        path: redactKey(target),
+        path: redactKey(url),
         status: response.statusCode,
         ms: Math.round((performance.now() - started) * 10) / 10,
       });
     });
-    const upload = rawPath.startsWith("/upload/");
     try {
-      const version = VERSIONED.exec(upload ? rawPath.slice("/upload".length) : rawPath);
-      if (!version) throw new HttpError("NOT_FOUND", `no API at ${rawPath}: paths start with /v1, /v1beta or /v1alpha`);
+      if (target.rest === undefined) throw new HttpError("NOT_FOUND", `no API at ${rawPath}: paths start with /v1, /v1beta or /v1alpha`);
       const apiKey = authenticate(request, query, options.apiKeys);
       const context: RouteContext = {
         request,
@@ -89,19 +84,14 @@ function handlerOf(routes: readonly Route[], options: HttpOptions) {
         apiKey,
         owner: ownerOf(apiKey),
         query,
-        rest: version[2],
+        rest: target.rest,
         readJson: () => readJson(request, options.maxBodyBytes),
       };
-      for (const route of routes) {
-        if (route.upload && !upload) continue;
-        if (route.method !== "*" && !(typeof route.method === "string" ? route.method === request.method : route.method.includes(request.method ?? ""))) continue;
-        const params = typeof route.path === "function" ? route.path(context.rest) : route.path.exec(context.rest)?.slice(1);
-        if (params === undefined) continue;
-        const body = await route.handle(context, params);
-        if (body !== undefined) sendJson(response, 200, body);
-        return;
-      }
-      throw new HttpError("NOT_FOUND", `method ${request.method} ${rawPath} not found`);
+      const match = matchRoute(routes, request.method ?? "", target);
+      if (match === undefined) throw new HttpError("NOT_FOUND", `method ${request.method} ${rawPath} not found`);
+      if (match.params === undefined) throw match.error;
+      const body = await match.route.handle(context, match.params);
+      if (body !== undefined) sendJson(response, 200, body);
     } catch (error) {
       if (!(error instanceof HttpError)) options.onInternalError?.(error);
       // Every reply on an upload URL says where the session stands, errors included: a client that

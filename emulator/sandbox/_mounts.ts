@@ -3,15 +3,14 @@
  *
  * The tree is bind-mounted read-write at `/`, so every mount bwrap stacks on top of it (`/usr`,
  * `/proc`, …) needs a mount-point directory *inside the tree*. We let bwrap create those and remove
- * them again after the call (only while they are empty, and only at the reserved names), serialising
- * calls per tree so that one call's clean-up never runs while another call still has them mounted.
+ * them again after the call (only while they are empty, and only at the reserved names); calls on a
+ * tree run in its exclusive section (`confine/exclusive.ts`, in bwrap.ts) so that one call's clean-up never runs while another call still has them mounted.
  * Binding the tree's top-level entries one by one onto a tmpfs `/` would avoid the mount points but
  * lose every new top-level file or directory the agent creates (`echo > /main2.py`), so we don't.
  */
 import { promises as fs, existsSync } from "node:fs";
 import * as path from "node:path";
 import { release, resolve, withTree } from "../../confine";
-import { KeyedQueue } from "../keyed-queue";
 import { ReservedPathError } from "./errors";
 
 /** Host directories of the merged-/usr layout bound read-only at the same place (when present). */
@@ -106,11 +105,4 @@ export async function removeMountPoints(root: string): Promise<void> {
       await fs.rmdir(path.join(root, name)).catch(() => undefined);
     }),
   );
-}
-
-const trees = new KeyedQueue();
-
-/** Runs `fn` after every earlier call on the same tree has finished (in this process). */
-export function serialised<T>(root: string, fn: () => Promise<T>): Promise<T> {
-  return trees.run(path.resolve(root), fn);
 }

@@ -13,8 +13,9 @@ import { existsSync, promises as fs, realpathSync } from "node:fs";
 import * as path from "node:path";
 import { performance } from "node:perf_hooks";
 import type { Readable, Writable } from "node:stream";
+import { exclusive } from "../../confine";
 import { createCallCgroup } from "./_cgroup";
-import { ETC_DATA, SANDBOX_UID, checkReserved, existingReadOnly, mountArgs, removeMountPoints, serialised } from "./_mounts";
+import { ETC_DATA, SANDBOX_UID, checkReserved, existingReadOnly, mountArgs, removeMountPoints } from "./_mounts";
 import { SandboxError, SandboxNotRunnableError, SandboxUnavailableError } from "./errors";
 import { prepareSandboxEgress, SANDBOX_CA_PATH, SANDBOX_SOCKET_PATH, type SandboxEgress, type SandboxEgressSetup } from "./network";
 import { prepareHostView, type HostView } from "./_host-view";
@@ -148,7 +149,8 @@ export async function runInSandbox(options: RunInSandboxOptions): Promise<Sandbo
   if (!(options.timeoutMs > 0)) throw new SandboxError("timeoutMs must be positive", { code: "BAD_TIMEOUT", status: "INTERNAL" });
   const bwrap = findBwrap();
   const root = path.resolve(options.root);
-  return serialised(root, async () => {
+  // One run at a time on a tree: a tool call's runs are already in its section and run in it at once.
+  return exclusive(root, async () => {
     const stat = await fs.stat(root).catch(() => undefined);
     if (!stat?.isDirectory()) throw new SandboxError(`environment tree ${root} is not a directory`, { code: "NO_TREE", status: "INTERNAL" });
     await checkReserved(root);

@@ -11,9 +11,8 @@ import { promises as fs, type Stats } from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import mime from "mime-types";
-import { chownTree, ConfineError, copyContents, countFiles, Directory, release, removeTree, resolve, walk, withTree, type Owner } from "../../confine";
+import { chownTree, ConfineError, copyContents, countFiles, Directory, exclusive, release, removeTree, resolve, walk, withTree, type Owner } from "../../confine";
 import { pathLengthProblem } from "../../sdk/schemas";
-import { KeyedQueue } from "../keyed-queue";
 import { removeHostView } from "../sandbox";
 import { HttpError, invalidArgument, notFound } from "../errors";
 
@@ -55,7 +54,6 @@ export class TreeStore {
   readonly tmpDir: string;
   /** Where upload sessions stage their bytes and extracts keep their journals. */
   readonly uploadsDir: string;
-  private readonly writers = new KeyedQueue();
   /** Recursive listings by tree, version and path, so that paging a large tree walks it once. */
   private readonly listings = new Map<string, TreeEntry[]>();
 
@@ -95,10 +93,11 @@ export class TreeStore {
   /**
    * Runs `fn` when no other exclusive section on tree `id` runs, in call order: the writers whose
    * before/after view of the tree must hold — a tool call (hooks and tool; it undoes its own growth
-   * past the limits, so nothing else may add files meanwhile) and an upload's finalize.
+   * past the limits, so nothing else may add files meanwhile) and an upload's finalize. The one
+   * per-tree queue (`confine/exclusive.ts`): the sandbox's runs of a call run in its section.
    */
   exclusive<T>(id: string, fn: () => Promise<T>): Promise<T> {
-    return this.writers.run(id, fn);
+    return exclusive(this.treePath(id), fn);
   }
 
   /** A fresh empty directory to build a tree in; pass it to `commit` or `discard`. */

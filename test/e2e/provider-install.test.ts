@@ -9,7 +9,7 @@ import * as path from "node:path";
 import { promisify } from "node:util";
 
 import { packPackage } from "../../devtools/packed-workspace";
-import { EMULATOR_PACKAGES, emulatorInstallCommand } from "../../cli/load-emulator";
+import { EMULATOR_PACKAGES, emulatorInstallCommand } from "../../cli/commands/load-emulator";
 import { repoRoot } from "./engine";
 
 const execFileAsync = promisify(execFile);

@@ -2,7 +2,7 @@ import { startEmulator } from "../../../emulator/server";
 import { runTool } from "../../../emulator/sandbox";
 import { parseEgressRoutes } from "../../../cli/commands/serve";
 import { CLIError } from "../../../cli/errors";
-import { makeTree } from "../sandbox/_trees";
+import { makeTree } from "../../support/trees";
 import { startUpstream } from "./_servers";
 
 test("startEmulator runs an egress proxy with the operator's routes, closed with the emulator", async () => {

@@ -1,7 +1,7 @@
 import { runCommandHook, runInSandbox, runTool } from "../../../emulator/sandbox";
 import type { SandboxEgress } from "../../../emulator/sandbox";
 import type { Network } from "../../../sdk/schemas";
-import { makeTree } from "../sandbox/_trees";
+import { makeTree } from "../../support/trees";
 import { refuseOutgoingConnections, startProxy, startUpstream, type Upstream } from "./_servers";
 
 /** curl in a sandbox; prints the body, then a line `<http_code> <http_connect> <exit>`. */

@@ -4,7 +4,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { memoryCgroupAvailable, runCommandHook, runTool } from "../../../emulator/sandbox";
-import { makeTree } from "./_trees";
+import { makeTree } from "../../support/trees";
 
 const MiB = 1024 ** 2;
 

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync, existsSync } from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
 import { runInSandbox, runTool } from "../../../emulator/sandbox";
-import { listTree, makeHostDir, makeTree } from "./_trees";
+import { listTree, makeHostDir, makeTree } from "../../support/trees";
 
 const bash = (root: string, script: string) => runInSandbox({ root, argv: ["/bin/bash", "-c", script], timeoutMs: 20_000 });
 

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { pidsCgroupAvailable, runCommandHook, runInSandbox, runTool } from "../../../emulator/sandbox";
-import { listTree, makeTree } from "./_trees";
+import { listTree, makeTree } from "../../support/trees";
 
 const bash = (root: string, script: string, timeoutMs: number, limits = {}) =>
   runInSandbox({ root, argv: ["/bin/bash", "-c", script], timeoutMs, limits });

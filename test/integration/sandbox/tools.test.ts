@@ -2,7 +2,7 @@ import { readFileSync, statSync } from "node:fs";
 import * as path from "node:path";
 import { sandboxOwner } from "../../../emulator/sandbox";
 import { InvalidToolArgsError, UnknownToolError, runTool } from "../../../emulator/sandbox";
-import { listTree, makeTree } from "./_trees";
+import { listTree, makeTree } from "../../support/trees";
 
 describe("the six container tools", () => {
   test("write_to_file creates parent directories and the file persists in the tree", async () => {

@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 
-import { EMULATOR_PACKAGES, emulatorInstallCommand, loadEmulator, missingEmulatorPackages } from "../../../cli/load-emulator";
+import { EMULATOR_PACKAGES, emulatorInstallCommand, loadEmulator, missingEmulatorPackages } from "../../../cli/commands/load-emulator";
 
 const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "..", "package.json"), "utf8")) as {
   dependencies: Record<string, string>;

@@ -5,7 +5,7 @@
  * that only uses the provider installs no native module. Without them, the command says how to
  * install them. test/e2e/provider-install.test.ts installs the packed package without them.
  */
-import { CLIError } from "./errors";
+import { CLIError } from "../errors";
 
 /**
  * The packages the emulator loads beyond the provider's, each with the major version that
@@ -20,8 +20,8 @@ export const EMULATOR_PACKAGES: Readonly<Record<string, string>> = {
 
 /** What the commands use of the emulator. */
 export interface Emulator {
-  startEmulator: typeof import("../emulator/server").startEmulator;
-  parseRoutes: typeof import("../emulator/egress").parseRoutes;
+  startEmulator: typeof import("../../emulator/server").startEmulator;
+  parseRoutes: typeof import("../../emulator/egress").parseRoutes;
 }
 
 /** The emulator's packages that `resolve` (default: from this package) cannot find. */
@@ -53,7 +53,7 @@ export function loadEmulator(command: string): Emulator {
         `Install them where pulumi-gemini-environments is installed:\n  ${emulatorInstallCommand(missing)}`,
     );
   }
-  const { startEmulator } = require("../emulator/server") as typeof import("../emulator/server");
-  const { parseRoutes } = require("../emulator/egress") as typeof import("../emulator/egress");
+  const { startEmulator } = require("../../emulator/server") as typeof import("../../emulator/server");
+  const { parseRoutes } = require("../../emulator/egress") as typeof import("../../emulator/egress");
   return { startEmulator, parseRoutes };
 }

@@ -1,8 +1,8 @@
-/** Temporary environment trees for the sandbox tests, removed after each test file. */
+/** Temporary environment trees for the sandbox and egress tests, removed after each test file. */
 import { mkdtempSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { giveToSandboxSync } from "../../support/sandbox-owner";
+import { giveToSandboxSync } from "./sandbox-owner";
 
 const made: string[] = [];
 
