@@ -35,7 +35,7 @@ import {
   type ToolCall,
   UploadEnvironmentFileResponse,
 } from "./schemas";
-import { validationIssues } from "./validation";
+import { validationIssues } from "./issues";
 
 /** Per-call options. */
 export interface CallOptions {
