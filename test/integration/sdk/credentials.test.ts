@@ -88,7 +88,7 @@ test("invalid requests are refused before sending, naming the field and never qu
     expect((create as Error).message).not.toContain("s3cr3t");
 
     const mask = await client.credentials.update("x", { type: "bearer_token" }, { updateMask: ["token,prefix"] }).catch((e: unknown) => e);
-    expect(mask).toMatchObject({ issues: [{ path: "updateMask[0]" }] });
+    expect(mask).toMatchObject({ issues: [{ path: ["updateMask", 0] }] });
     await expect(client.credentials.get("a/b")).rejects.toBeInstanceOf(ValidationError);
     await expect(client.credentials.list({ pageSize: 0 })).rejects.toBeInstanceOf(ValidationError);
   });
