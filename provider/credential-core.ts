@@ -10,11 +10,11 @@
 import { createCredentialConverging } from "../sdk/converge";
 import { isAlreadyExists, isNotFound } from "../sdk/errors";
 import { CREDENTIAL_TYPES, CredentialId, CreateCredentialRequest, type Credential, type CredentialType, type UpdateCredentialRequest } from "../sdk/schemas";
-import { validationIssues } from "../sdk/validation";
+import { issueAt, validationIssues, type Issue } from "../sdk/issues";
 import { CredentialInputs, INPUT_PROPERTY, SECRET_PROPERTIES, TYPE_FIELDS, WIRE_FIELD, wireFields, type CredentialOutputs, type FieldProperty } from "./credential-inputs";
 import { containsUnknown } from "./environment-inputs";
 import { propertyChanges } from "./property-diff";
-import { addChanges, topLevelProperty, type CheckFailure, type ResourceCore, type ResourceDiff } from "./resource-core";
+import { addChanges, checkFailure, topLevelProperty, type ResourceCore, type ResourceDiff } from "./resource-core";
 import { propertiesOf } from "./resource-schema";
 
 const ALL_FIELDS = Object.keys(WIRE_FIELD) as FieldProperty[];
@@ -29,35 +29,36 @@ export const credentialCore: ResourceCore<CredentialInputs, CredentialOutputs> =
   inputProperties: propertiesOf(CredentialInputs).map(([property]) => property),
 
   check(_olds, news) {
-    const failures: CheckFailure[] = [];
-    const fail = (path: string, message: string) => failures.push({ property: path.split(/[.[]/)[0], reason: `${path}: ${message}` });
+    const issues: Issue[] = [];
+    const result = () => ({ inputs: news, failures: issues.map(checkFailure) });
 
     const { credentialId, type } = news;
     if (!containsUnknown(credentialId)) {
       const parsed = CredentialId.safeParse(credentialId);
-      if (!parsed.success) fail("credentialId", credentialId === undefined ? "is required" : parsed.error.issues[0].message);
+      if (credentialId === undefined) issues.push(issueAt(["credentialId"], "required", "is required"));
+      else if (!parsed.success) issues.push(...validationIssues(parsed.error, ["credentialId"]).slice(0, 1));
     }
-    if (containsUnknown(type)) return { inputs: news, failures };
+    if (containsUnknown(type)) return result();
     if (!CREDENTIAL_TYPES.includes(type)) {
-      fail("type", `must be one of ${CREDENTIAL_TYPES.join(", ")}`);
-      return { inputs: news, failures };
+      issues.push(issueAt(["type"], "invalid-value", `must be one of ${CREDENTIAL_TYPES.join(", ")}`));
+      return result();
     }
     const used = TYPE_FIELDS[type];
     for (const property of ALL_FIELDS) {
-      if (news[property] !== undefined && !used.includes(property)) fail(property, `is not used by a ${type} credential (its fields: ${used.join(", ")})`);
+      if (news[property] !== undefined && !used.includes(property)) issues.push(issueAt([property], "unused-field", `is not used by a ${type} credential (its fields: ${used.join(", ")})`));
     }
     // The rest with the wire schema; the id was checked above, values unknown until apply are skipped.
     const parsed = CreateCredentialRequest.safeParse({ id: "x", type, ...wireFields(news) });
     if (!parsed.success) {
-      for (const issue of validationIssues(parsed.error)) {
-        const wire = issue.path.split(/[.[]/)[0];
-        const property = INPUT_PROPERTY[wire] ?? wire;
+      // Paths start at the request: its first segment, a wire name, becomes the input property.
+      for (const { path: [wire = "", ...rest], ...issue } of validationIssues(parsed.error)) {
+        const property = INPUT_PROPERTY[wire] ?? String(wire);
         const value = (news as unknown as Record<string, unknown>)[property];
         if (containsUnknown(value)) continue;
-        fail(property + issue.path.slice(wire.length), value === undefined ? `is required for a ${type} credential` : issue.message);
+        issues.push(value === undefined ? issueAt([property, ...rest], "required", `is required for a ${type} credential`) : { ...issue, path: [property, ...rest] });
       }
     }
-    return { inputs: news, failures };
+    return result();
   },
 
   diff(olds, news) {

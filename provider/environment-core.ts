@@ -17,13 +17,14 @@
 import type { EnvironmentsClient } from "../sdk/client";
 import { createEnvironmentConverging } from "../sdk/converge";
 import { isNotFound } from "../sdk/errors";
-import { CreateEnvironmentRequest, Source, type Environment } from "../sdk/schemas";
-import { validationIssues } from "../sdk/validation";
-import { hooksCheckFailures } from "./hooks-check";
+import { createEnvironmentRequest, Source, type CreateEnvironmentRequest, type Environment } from "../sdk/schemas";
+import { atPath, issueAt, validationIssues, type Issue } from "../sdk/issues";
+import { InvalidInputError } from "./errors";
+import { hooksCheckIssues } from "./hooks-check";
 import { containsUnknown, EnvironmentComputed, EnvironmentInputs, type EnvironmentOutputs } from "./environment-inputs";
 import { propertyChanges, type ChangeKind } from "./property-diff";
 import { changedFiles, declaredHookFiles, driftedHookFiles, updatableInPlace } from "./inline-files";
-import { addChanges, PartialUpdateError, type CheckFailure, type ResourceCore, type ResourceDiff } from "./resource-core";
+import { addChanges, checkFailure, PartialUpdateError, type ResourceCore, type ResourceDiff } from "./resource-core";
 import { isNumber, isOptional, propertiesOf, propertyMeta, wireNames } from "./resource-schema";
 
 // ---------------------------------------------------------------------------------------------
@@ -34,6 +35,8 @@ type InputProperty = keyof EnvironmentInputs;
 const INPUTS = propertiesOf(EnvironmentInputs);
 const OUTPUTS = propertiesOf(EnvironmentComputed);
 const { toInput: WIRE_TO_INPUT } = wireNames(EnvironmentInputs);
+/** The create request's schema, its messages naming fields by their input names (`fromEnvironment`). */
+const InputsRequest = createEnvironmentRequest((wire) => WIRE_TO_INPUT[wire] ?? wire);
 /** Inputs only a `self_hosted` environment takes (sdk/schemas.ts checks them against `mode`). */
 const SELF_HOSTED_ONLY = ["systemInstruction", "customConfig"] as const;
 /** What adopt compares between the existing environment and the declared inputs. */
@@ -49,11 +52,7 @@ export const environmentCore: ResourceCore<EnvironmentInputs, EnvironmentOutputs
   inputProperties: INPUTS.map(([property]) => property),
 
   check(_olds, news) {
-    const failures: CheckFailure[] = [];
-    const fail = (path: string, message: string) => {
-      const property = path.split(/[.[]/)[0];
-      failures.push({ property, reason: path ? `${path}: ${message}` : message });
-    };
+    const issues: Issue[] = [];
 
     // Properties sent to the API are checked as the API's request; the others with their own schema.
     const request: Record<string, unknown> = {};
@@ -64,7 +63,7 @@ export const environmentCore: ResourceCore<EnvironmentInputs, EnvironmentOutputs
         request[wire] = value;
       } else {
         const parsed = schema.safeParse(value);
-        if (!parsed.success) for (const issue of validationIssues(parsed.error, [property])) fail(issue.path, issue.message);
+        if (!parsed.success) issues.push(...validationIssues(parsed.error, [property]));
       }
     }
     if (news.sources !== undefined && containsUnknown(news.sources) && Array.isArray(news.sources)) {
@@ -72,24 +71,24 @@ export const environmentCore: ResourceCore<EnvironmentInputs, EnvironmentOutputs
       news.sources.forEach((source, index) => {
         if (containsUnknown(source)) return;
         const parsed = Source.safeParse(source);
-        if (!parsed.success) for (const issue of validationIssues(parsed.error, ["sources", index])) fail(issue.path, issue.message);
+        if (!parsed.success) issues.push(...validationIssues(parsed.error, ["sources", index]));
       });
     }
     // mode decides whether the self-hosted fields are allowed: they are checked once it is known.
     if (containsUnknown(news.mode)) for (const property of SELF_HOSTED_ONLY) delete request[propertyMeta(EnvironmentInputs.shape[property]).wire as string];
-    const parsed = CreateEnvironmentRequest.safeParse(request);
+    const parsed = InputsRequest.safeParse(request);
     if (!parsed.success) {
-      for (const issue of validationIssues(parsed.error)) {
-        const message = Object.entries(WIRE_TO_INPUT).reduce((text, [wire, property]) => text.replaceAll(wire, property), issue.message);
-        fail(issue.path.replace(/^[a-z_]+/, (key) => WIRE_TO_INPUT[key] ?? key), message);
+      // Paths start at the request: its first segment, a wire name, becomes the input property.
+      for (const { path: [wire, ...rest], ...issue } of validationIssues(parsed.error)) {
+        issues.push({ ...issue, path: wire === undefined ? [] : [WIRE_TO_INPUT[wire] ?? wire, ...rest] });
       }
     }
     // The hooks linter over an inline .agents/hooks.json (provider/hooks-check.ts).
-    failures.push(...hooksCheckFailures(news.sources, news.network));
+    issues.push(...atPath(["sources"], hooksCheckIssues(news.sources, news.network)));
     if (news.adopt !== undefined && news.fromEnvironment !== undefined) {
-      fail("adopt", "cannot be combined with fromEnvironment: adopt takes an existing environment as it is");
+      issues.push(issueAt(["adopt"], "adopt-with-fork", "cannot be combined with fromEnvironment: adopt takes an existing environment as it is"));
     }
-    return { inputs: news, failures };
+    return { inputs: news, failures: issues.map(checkFailure) };
   },
 
   diff(olds, news) {
@@ -187,7 +186,7 @@ export const environmentCore: ResourceCore<EnvironmentInputs, EnvironmentOutputs
 async function adoptExisting(client: EnvironmentsClient, inputs: EnvironmentInputs, adoptId: string) {
   const environment = await client.get(adoptId);
   if (environment.status === "expired") {
-    throw new Error(`adopt: environment ${environment.id} is expired; remove adopt to create a new environment`);
+    throw new InvalidInputError([issueAt(["adopt"], "adopt-expired", `environment ${environment.id} is expired; remove adopt to create a new environment`)]);
   }
   const differences = new Map<string, ChangeKind>();
   for (const property of ADOPT_COMPARED) {
@@ -195,10 +194,10 @@ async function adoptExisting(client: EnvironmentsClient, inputs: EnvironmentInpu
     propertyChanges((environment as Record<string, unknown>)[wire ?? property] ?? absent, inputs[property] ?? absent, property, differences);
   }
   if (differences.size > 0) {
-    throw new Error(
-      `adopt: environment ${environment.id} does not hold what is declared; it differs at ${[...differences.keys()].join(", ")}. ` +
-        `Declare its sources, network and mode exactly as created (\`genv env get ${environment.id}\` shows them), then run up again.`,
-    );
+    const message =
+      `environment ${environment.id} does not hold what is declared; it differs at ${[...differences.keys()].join(", ")}. ` +
+      `Declare its sources, network and mode exactly as created (\`genv env get ${environment.id}\` shows them), then run up again.`;
+    throw new InvalidInputError([issueAt(["adopt"], "adopt-differs", message)]);
   }
   return { id: environment.id, outs: outputsOf(environment, inputs) };
 }

@@ -111,7 +111,7 @@ async function checkPolicy(hooks: HookBundle, resource: pulumi.Resource): Promis
   try {
     outcomes = await hooks.runTests();
   } catch (error) {
-    if ((error as { code?: string }).code !== "SANDBOX_UNAVAILABLE") throw error;
+    if ((error as { code?: string }).code !== "GENV_SANDBOX_UNAVAILABLE") throw error;
     const message = `policy tests not run: no sandbox here (${(error as Error).message}); they run where bubblewrap works (Linux; the emulator's container)`;
     if (process.env.GENV_POLICY_TESTS === "require") throw new Error(`${message}. GENV_POLICY_TESTS=require makes this an error.`);
     pulumi.log.warn(message, resource);

@@ -24,8 +24,9 @@ import { HOOK_EVENTS } from "../hooks/schema";
 import { referencedScripts } from "../hooks/scripts";
 import { serializeHooks } from "../hooks/serialize";
 import { targetPathProblem, type Source } from "../sdk/schemas";
-import { validationIssues } from "../sdk/validation";
+import { issueAt, validationIssues, type Issue } from "../sdk/issues";
 import { HooksTestCases, type HooksTestCase, type HooksTestCaseInput } from "../hooks/cases";
+import { HookBundleError } from "./errors";
 import { HOOKS_JSON_TARGET } from "./hooks-check";
 
 /** Where bundle scripts land, relative to the environment root; commands run them as `/.agents/hooks-scripts/<name>`. */
@@ -64,13 +65,7 @@ export interface HookBundleArgs {
   tests?: HooksTestCaseInput[];
 }
 
-export class HookBundleError extends Error {
-  override readonly name = "HookBundleError";
-  readonly code = "invalid-hook-bundle";
-  constructor(readonly problems: string[]) {
-    super(`invalid hook bundle:\n${problems.map((problem) => `  - ${problem}`).join("\n")}`);
-  }
-}
+export { HookBundleError };
 
 export interface HookRepositoryArgs {
   /**
@@ -104,11 +99,11 @@ export class HookBundle {
   constructor(args: HookBundleArgs) {
     this.config = hooksConfig(args.hooks); // throws a TypeError on a structural error
     this.hooksJson = serializeHooks(this.config);
-    const problems: string[] = [];
+    const problems: Issue[] = [];
     const scripts = readScripts(args.scripts ?? {}, args.baseDir ?? process.cwd(), problems);
-    problems.push(...missingScripts(this.config, new Set(scripts.keys()), new Set(args.providedScripts ?? [])));
+    problems.push(...missingScripts(this.config, new Set(scripts.keys()), new Set(args.providedScripts ?? []), "hooks"));
     const tests = HooksTestCases.safeParse(args.tests ?? []);
-    if (!tests.success) problems.push(...validationIssues(tests.error, ["tests"]).map((issue) => `${issue.path}: ${issue.message}`));
+    if (!tests.success) problems.push(...validationIssues(tests.error, ["tests"]));
     if (problems.length > 0) throw new HookBundleError(problems);
     this.tests = tests.success ? tests.data : [];
     this.scriptTexts = Object.fromEntries(
@@ -151,17 +146,17 @@ export class HookBundle {
       try {
         text = fs.readFileSync(file, "utf8");
       } catch (error) {
-        throw new HookBundleError([`checkout: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`]);
+        throw new HookBundleError([issueAt(["checkout"], "unreadable", `cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`)]);
       }
       let json: unknown;
       try {
         json = JSON.parse(text);
       } catch (error) {
-        throw new HookBundleError([`checkout: ${file} is not valid JSON: ${(error as Error).message}`]);
+        throw new HookBundleError([issueAt(["checkout"], "invalid-json", `${file} is not valid JSON: ${(error as Error).message}`)]);
       }
       bundle.config = hooksConfig(json as Record<string, HooksGroupInput>);
       const shipped = new Set(fs.existsSync(path.join(args.checkout, "hooks-scripts")) ? fs.readdirSync(path.join(args.checkout, "hooks-scripts")) : []);
-      const problems = missingScripts(bundle.config, shipped, new Set());
+      const problems = missingScripts(bundle.config, shipped, new Set(), "checkout");
       if (problems.length > 0) throw new HookBundleError(problems);
     }
     bundle.hooksJson = args.checkout !== undefined ? serializeHooks(bundle.config) : "";
@@ -187,13 +182,13 @@ export class HookBundle {
 type ScriptContent = { content: string; encoding?: "base64" };
 
 /** Script contents by name, sorted by name so that the sources are deterministic. */
-function readScripts(scripts: Record<string, HookScript>, baseDir: string, problems: string[]): Map<string, ScriptContent> {
+function readScripts(scripts: Record<string, HookScript>, baseDir: string, problems: Issue[]): Map<string, ScriptContent> {
   const out = new Map<string, ScriptContent>();
   for (const name of Object.keys(scripts).sort()) {
     const script = scripts[name] as HookScript;
     const targetProblem = targetPathProblem(name);
     if (targetProblem) {
-      problems.push(`scripts[${JSON.stringify(name)}]: the name ${targetProblem}`);
+      problems.push(issueAt(["scripts", name], "invalid-name", `the name ${targetProblem}`));
       continue;
     }
     if ("content" in script) {
@@ -204,7 +199,7 @@ function readScripts(scripts: Record<string, HookScript>, baseDir: string, probl
     try {
       out.set(name, contentOf(fs.readFileSync(file)));
     } catch (error) {
-      problems.push(`scripts[${JSON.stringify(name)}]: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+      problems.push(issueAt(["scripts", name], "unreadable", `cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`));
     }
   }
   return out;
@@ -219,10 +214,12 @@ function contentOf(bytes: Buffer): ScriptContent {
 /**
  * A problem for each script a command runs that the bundle does not ship. A reference resolves to a
  * bundle script when it is `/.agents/hooks-scripts/<name>`; a relative path is refused because the
- * hook's working directory is not specified.
+ * hook's working directory is not specified. Each is at `field` (`hooks`, or `checkout` for a
+ * repository's hooks.json), its message starting with the handler's JSON pointer in the config, as
+ * the linter gives it.
  */
-function missingScripts(config: HooksConfigInput, shipped: Set<string>, provided: Set<string>): string[] {
-  const problems: string[] = [];
+function missingScripts(config: HooksConfigInput, shipped: Set<string>, provided: Set<string>, field: string): Issue[] {
+  const problems: Issue[] = [];
   forEachHandler(config, (handler, at) => {
     if (handler.type !== "command") return;
     const pointer = jsonPointer([...at, "command"]);
@@ -233,12 +230,12 @@ function missingScripts(config: HooksConfigInput, shipped: Set<string>, provided
         const name = script.slice(prefix.length);
         if (!shipped.has(name)) {
           const have = shipped.size > 0 ? `the bundle has ${[...shipped].join(", ")}` : "the bundle has no scripts";
-          problems.push(`${pointer}: runs ${script}, but ${have}: add scripts[${JSON.stringify(name)}] (a file or inline content)`);
+          problems.push(issueAt([field], "script-not-shipped", `${pointer}: runs ${script}, but ${have}: add scripts[${JSON.stringify(name)}] (a file or inline content)`));
         }
       } else if (!script.startsWith("/")) {
-        problems.push(`${pointer}: runs ${script} by a relative path, but a hook's working directory is not specified: write /${HOOK_SCRIPTS_DIR}/${path.posix.basename(script)} and ship it in scripts`);
+        problems.push(issueAt([field], "relative-script", `${pointer}: runs ${script} by a relative path, but a hook's working directory is not specified: write /${HOOK_SCRIPTS_DIR}/${path.posix.basename(script)} and ship it in scripts`));
       } else {
-        problems.push(`${pointer}: runs ${script}, which the bundle does not ship: move it to scripts (run it as /${HOOK_SCRIPTS_DIR}/${path.posix.basename(script)}) or list it in providedScripts if another source ships it`);
+        problems.push(issueAt([field], "script-not-shipped", `${pointer}: runs ${script}, which the bundle does not ship: move it to scripts (run it as /${HOOK_SCRIPTS_DIR}/${path.posix.basename(script)}) or list it in providedScripts if another source ships it`));
       }
     }
   });

@@ -1,19 +1,20 @@
 /**
  * The hooks linter in the Environment's `check`: an inline source at `.agents/hooks.json` (the path the
  * hook runtime discovers, spec/HOOKS.md) is parsed and linted against the environment's own network,
- * and every error-severity finding becomes a check failure, so a glob matcher, an HTTP hook to a host
- * the allowlist blocks or a credential in a header stops the preview:
+ * and every error-severity finding becomes an issue at the source's `content` (its message starts with
+ * the linter's JSON pointer into the file and code), so a glob matcher, an HTTP hook to a host the
+ * allowlist blocks or a credential in a header stops the preview:
  *
  * ```
- * sources[3].content /security-gate/pre_tool_execution/0/matcher: glob-matcher: "*_file" is a shell glob, …
+ * sources[3].content: /security-gate/pre_tool_execution/0/matcher: glob-matcher: "*_file" is a shell glob, …
  * ```
  *
  * Warnings cannot leave a dynamic provider's check; `GuardedEnvironment` reports them at program time.
  * Messages never echo hooks.json text beyond what the linter quotes (matchers, hosts): the linter names
  * a credential in a header without its value, and a JSON syntax error is reported by position only.
  */
-import type * as pulumi from "@pulumi/pulumi";
 import { lintHooks } from "../hooks/lint";
+import { issueAt, type Issue } from "../sdk/issues";
 import { Network } from "../sdk/schemas";
 import { containsUnknown } from "./environment-inputs";
 
@@ -21,29 +22,28 @@ import { containsUnknown } from "./environment-inputs";
 export const HOOKS_JSON_TARGET = ".agents/hooks.json";
 
 /**
- * Check failures (property `sources`) for the hooks.json among `sources`. Sources or a network not yet
- * known (preview) are skipped: an unknown network is linted as "all egress allowed", so that no
- * egress error is reported before the allowlist is known.
+ * Issues (paths from `sources`: `[3, "content"]`) for the hooks.json among `sources`. Sources or a
+ * network not yet known (preview) are skipped: an unknown network is linted as "all egress allowed",
+ * so that no egress error is reported before the allowlist is known.
  */
-export function hooksCheckFailures(sources: unknown, network: unknown): pulumi.dynamic.CheckFailure[] {
+export function hooksCheckIssues(sources: unknown, network: unknown): Issue[] {
   if (!Array.isArray(sources)) return [];
   const knownNetwork = containsUnknown(network) ? undefined : Network.safeParse(network).data;
-  const failures: pulumi.dynamic.CheckFailure[] = [];
+  const issues: Issue[] = [];
   sources.forEach((source: unknown, index) => {
     if (!isHooksJsonSource(source) || containsUnknown(source)) return;
-    const at = `sources[${index}].content`;
     const parsed = parseContent(source.content, source.encoding);
     if ("problem" in parsed) {
-      failures.push({ property: "sources", reason: `${at}: ${parsed.problem}` });
+      issues.push(issueAt([index, "content"], "invalid-json", parsed.problem));
       return;
     }
     for (const finding of lintHooks(parsed.json, { network: knownNetwork, inlineSourced: true })) {
       if (finding.severity !== "error") continue;
-      const where = finding.path ? `${at} ${finding.path}` : at;
-      failures.push({ property: "sources", reason: `${where}: ${finding.code}: ${finding.message}` });
+      const where = finding.path ? `${finding.path}: ` : "";
+      issues.push(issueAt([index, "content"], finding.code, `${where}${finding.code}: ${finding.message}`));
     }
   });
-  return failures;
+  return issues;
 }
 
 interface InlineSource {

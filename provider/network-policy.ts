@@ -16,7 +16,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import { domainMatches } from "../hooks/egress-match";
 import { AllowlistEntry } from "../sdk/schemas";
-import { describeIssues, validationIssues } from "../sdk/validation";
+import { issueAt, validationIssues } from "../sdk/issues";
+import { InvalidInputError } from "./errors";
 import { Credential } from "./credential";
 import type { AllowlistEntryArgs, NetworkArgs } from "./environment";
 import type { HookBundle } from "./hook-bundle";
@@ -112,7 +113,7 @@ export class NetworkPolicy {
 
   private allowlistState(method: string): Extract<State, { kind: "allowlist" }> {
     if (this.state.kind !== "allowlist") {
-      throw new TypeError(`NetworkPolicy.${method}: a ${this.state.kind} policy has no allowlist; start from NetworkPolicy.allowlist()`);
+      throw new InvalidInputError([issueAt([], "no-allowlist", `a ${this.state.kind} policy has no allowlist; start from NetworkPolicy.allowlist()`)], { what: `NetworkPolicy.${method}` });
     }
     return this.state;
   }
@@ -129,5 +130,5 @@ function assertValidEntry(entry: Entry): void {
   const credential = entry.credential === undefined || typeof entry.credential === "string" ? entry.credential : "x";
   const shape = { ...entry, ...(transform && { transform }), ...(credential !== undefined && { credential }) };
   const parsed = AllowlistEntry.safeParse(shape);
-  if (!parsed.success) throw new TypeError(`NetworkPolicy.allow: ${describeIssues(validationIssues(parsed.error))}`);
+  if (!parsed.success) throw new InvalidInputError(validationIssues(parsed.error), { what: "NetworkPolicy.allow" });
 }

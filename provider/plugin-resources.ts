@@ -13,6 +13,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { LintCode } from "../hooks/lint";
+import { issueAt } from "../sdk/issues";
 import { credentialRegistration, type CredentialArgs } from "./credential";
 import type { CredentialOutputs } from "./credential-inputs";
 import { ENVIRONMENT_COMPUTED, environmentOptions, type EnvironmentArgs, type EnvironmentResource, type NetworkArgs, type SourceArgs } from "./environment";
@@ -21,6 +22,7 @@ import type { OutputsOf } from "./resource-schema";
 import { GUARDED_ENVIRONMENT_TYPE } from "./guarded-environment";
 import type { HookBundleInput } from "./guarded-environment-inputs";
 import type { HookBundle } from "./hook-bundle";
+import { InvalidInputError } from "./errors";
 import { NetworkPolicy } from "./network-policy";
 
 const PACKAGE = "gemini-environments";
@@ -96,11 +98,11 @@ export class GuardedEnvironment extends pulumi.ComponentResource {
 /** A bundle in the schema's shape: the config, and each inline script's text (`.agents/hooks-scripts/<name>`). */
 function hooksInput(hooks: GuardedEnvironmentArgs["hooks"]) {
   if (!("sources" in hooks)) return hooks;
-  if (!hooks.writableByAgent) throw new TypeError("plugin.GuardedEnvironment: hooks from a repository are not supported by the plugin's component yet; use the TypeScript GuardedEnvironment");
+  if (!hooks.writableByAgent) throw new InvalidInputError([issueAt([], "unsupported", "hooks from a repository are not supported by the plugin's component yet; use the TypeScript GuardedEnvironment")], { what: "plugin.GuardedEnvironment" });
   const scripts: Record<string, string> = {};
   for (const source of hooks.sources) {
     if (source.target?.startsWith(".agents/hooks-scripts/") && source.content !== undefined) {
-      if (source.encoding === "base64") throw new TypeError(`plugin.GuardedEnvironment: script ${source.target} is binary; the plugin's component takes text scripts`);
+      if (source.encoding === "base64") throw new InvalidInputError([issueAt([], "binary-script", `script ${source.target} is binary; the plugin's component takes text scripts`)], { what: "plugin.GuardedEnvironment" });
       scripts[source.target.slice(".agents/hooks-scripts/".length)] = source.content;
     }
   }

@@ -8,12 +8,18 @@
  * the adapter hands it a client.
  */
 import type { EnvironmentsClient } from "../sdk/client";
+import { renderIssue, type Issue } from "../sdk/issues";
 import type { ChangeKind } from "./property-diff";
 
 /** A check failure: the top-level property, and a reason that starts with the full path (`sources[2].target: …`). */
 export interface CheckFailure {
   property: string;
   reason: string;
+}
+
+/** The check failure of an issue whose path starts at the resource's inputs: rendered here, once. */
+export function checkFailure(issue: Issue): CheckFailure {
+  return { property: issue.path.length > 0 ? String(issue.path[0]) : "", reason: renderIssue(issue) };
 }
 
 export interface CheckResult<Inputs> {

@@ -8,6 +8,7 @@
  * which file is meant, and the dispatcher sends it verbatim (no WHATWG normalisation).
  */
 import { ValidationError } from "./errors";
+import { issueAt } from "./issues";
 
 const PREFIX = "environments/";
 const CREDENTIAL_PREFIX = "credentials/";
@@ -17,22 +18,22 @@ const MAX_PAGE_SIZE = 1000;
 export function environmentSegment(id: string, field: string): string {
   const bare = typeof id === "string" && id.startsWith(PREFIX) ? id.slice(PREFIX.length) : id;
   if (typeof bare !== "string" || bare.length === 0) {
-    throw new ValidationError("environment id", [{ path: field, message: "is empty: give an id such as env_abc123 or environments/env_abc123" }]);
+    throw new ValidationError("environment id", [issueAt([field], "empty", "is empty: give an id such as env_abc123 or environments/env_abc123")]);
   }
   if (bare.includes("/")) {
-    throw new ValidationError("environment id", [{ path: field, message: `${JSON.stringify(id)} is not an environment id such as env_abc123` }]);
+    throw new ValidationError("environment id", [issueAt([field], "invalid-id", `${JSON.stringify(id)} is not an environment id such as env_abc123`)]);
   }
   return encodeURIComponent(bare);
 }
 
 /** `workspace/src/main.py` as a path with literal slashes and each segment percent-encoded. */
 export function filePathSegments(path: string, field: string): string {
-  if (typeof path !== "string") throw new ValidationError("file path", [{ path: field, message: "must be a string" }]);
+  if (typeof path !== "string") throw new ValidationError("file path", [issueAt([field], "invalid-type", "must be a string")]);
   const relative = path.replace(/^\/+/, "");
-  if (relative.includes("\0")) throw new ValidationError("file path", [{ path: field, message: "contains a NUL character" }]);
+  if (relative.includes("\0")) throw new ValidationError("file path", [issueAt([field], "nul-character", "contains a NUL character")]);
   const segments = relative === "" ? [] : relative.split("/");
   if (segments.some((segment) => segment === "." || segment === "..")) {
-    throw new ValidationError("file path", [{ path: field, message: `${JSON.stringify(path)} has "." or ".." segments: give the path from the environment root` }]);
+    throw new ValidationError("file path", [issueAt([field], "dot-segment", `${JSON.stringify(path)} has "." or ".." segments: give the path from the environment root`)]);
   }
   return segments.map(encodeURIComponent).join("/");
 }
@@ -49,10 +50,10 @@ export function queryString(entries: ReadonlyArray<readonly [string, string | nu
 export function credentialSegment(id: string, field: string): string {
   const bare = typeof id === "string" && id.startsWith(CREDENTIAL_PREFIX) ? id.slice(CREDENTIAL_PREFIX.length) : id;
   if (typeof bare !== "string" || bare.length === 0) {
-    throw new ValidationError("credential id", [{ path: field, message: "is empty: give an id such as gh-token or credentials/gh-token" }]);
+    throw new ValidationError("credential id", [issueAt([field], "empty", "is empty: give an id such as gh-token or credentials/gh-token")]);
   }
   if (bare.includes("/")) {
-    throw new ValidationError("credential id", [{ path: field, message: `${JSON.stringify(id)} is not a credential id such as gh-token` }]);
+    throw new ValidationError("credential id", [issueAt([field], "invalid-id", `${JSON.stringify(id)} is not a credential id such as gh-token`)]);
   }
   return encodeURIComponent(bare);
 }
@@ -61,7 +62,7 @@ export function credentialSegment(id: string, field: string): string {
 export function pageSize(value: number | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (!Number.isInteger(value) || value < 1 || value > MAX_PAGE_SIZE) {
-    throw new ValidationError("list request", [{ path: "pageSize", message: `must be an integer from 1 to ${MAX_PAGE_SIZE} (got ${value})` }]);
+    throw new ValidationError("list request", [issueAt(["pageSize"], "out-of-range", `must be an integer from 1 to ${MAX_PAGE_SIZE} (got ${value})`)]);
   }
   return value;
 }

@@ -5,7 +5,7 @@
 import type { z } from "zod";
 import type { TextResponse } from "./_http";
 import { UnexpectedResponseError } from "./errors";
-import { validationIssues } from "./validation";
+import { describeIssues, validationIssues } from "./issues";
 
 /** Pages of a list call, following `next_page_token` until it is absent or empty. */
 export async function* pages<P extends { next_page_token?: string }>(fetchPage: (pageToken: string | undefined) => Promise<P>): AsyncGenerator<P> {
@@ -36,7 +36,7 @@ export function parse<S extends z.ZodType>(schema: S, response: TextResponse, op
   if (!result.success) {
     const issues = validationIssues(result.error);
     throw new UnexpectedResponseError(
-      `${operation}: the response is not the documented shape: ${issues.map((i) => `${i.path || "(root)"}: ${i.message}`).join("; ")}`,
+      `${operation}: the response is not the documented shape: ${describeIssues(issues)}`,
       response.statusCode,
       response.text,
       issues,

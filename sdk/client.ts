@@ -36,7 +36,7 @@ import {
   UploadEnvironmentFileResponse,
 } from "./schemas";
 import type { CallOptions } from "./transport";
-import { validationIssues } from "./validation";
+import { validationIssues } from "./issues";
 
 export type { CallOptions } from "./transport";
 

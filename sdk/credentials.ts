@@ -19,7 +19,7 @@ import { credentialSegment, pageSize, queryString } from "./_paths";
 import { pages, parse } from "./_responses";
 import { ValidationError } from "./errors";
 import { CreateCredentialRequest, Credential, ListCredentialsResponse, UpdateCredentialRequest } from "./schemas";
-import { validationIssues } from "./validation";
+import { issueAt, validationIssues } from "./issues";
 import type { CallOptions, Send } from "./transport";
 
 export interface ListCredentialsParams {
@@ -84,7 +84,7 @@ export class CredentialsApi {
     const { updateMask = [], ...callOptions } = options;
     const bad = updateMask.findIndex((field) => typeof field !== "string" || !MASK_FIELD.test(field));
     if (bad >= 0) {
-      throw new ValidationError("update mask", [{ path: `updateMask[${bad}]`, message: "must be a wire field name such as token or header_name" }]);
+      throw new ValidationError("update mask", [issueAt(["updateMask", bad], "unknown-field", "must be a wire field name such as token or header_name")]);
     }
     const query = queryString([["update_mask", updateMask.length > 0 ? updateMask.join(",") : undefined]]);
     const path = `/credentials/${credentialSegment(id, "id")}${query}`;

@@ -13,8 +13,7 @@
  */
 import { z } from "zod";
 import { GoogleErrorBody } from "./schemas";
-import type { ValidationIssue } from "./validation";
-import { describeIssues } from "./validation";
+import { describeIssues, type Issue } from "./issues";
 
 export abstract class EnvironmentsError extends Error {
   /** Stable machine-readable code of the class, e.g. `GENV_API`. */
@@ -130,7 +129,7 @@ export class UnexpectedResponseError extends EnvironmentsError {
     message: string,
     readonly httpStatus: number,
     readonly body: string,
-    readonly issues: ValidationIssue[] = [],
+    readonly issues: Issue[] = [],
     options?: ErrorOptions,
   ) {
     super(message, options);
@@ -141,13 +140,13 @@ export class UnexpectedResponseError extends EnvironmentsError {
 // Client-side errors
 // ---------------------------------------------------------------------------------------------
 
-/** A request refused before sending; `issues` name each field, e.g. `sources[0].target`. */
+/** A request refused before sending; `issues` name each field, e.g. `["sources", 0, "target"]` (sdk/issues.ts). */
 export class ValidationError extends EnvironmentsError {
   override name = "ValidationError";
   readonly code = "GENV_VALIDATION";
   constructor(
     what: string,
-    readonly issues: ValidationIssue[],
+    readonly issues: Issue[],
   ) {
     super(`invalid ${what}: ${describeIssues(issues)}`);
   }

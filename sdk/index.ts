@@ -46,5 +46,5 @@ export {
   ToolCall,
   UpdateCredentialRequest,
 } from "./schemas";
-export { describeIssues, type ValidationIssue } from "./validation";
+export { atPath, describeIssues, formatIssuePath, renderIssue, type Issue, type Issue as ValidationIssue } from "./issues";
 export { AmbiguousCreateError, createCredentialConverging, createEnvironmentConverging, isAmbiguous, type ConvergeOptions } from "./converge";

@@ -212,33 +212,41 @@ export function environmentModeProblem(value: unknown): string {
 /** Fields only a `self_hosted` environment takes. */
 const SELF_HOSTED_ONLY = ["system_instruction", "custom_config"] as const;
 
-export const CreateEnvironmentRequest = z
-  .strictObject({
-    sources: Sources.optional(),
-    network: Network.optional(),
-    /** `environments/{id}` or `{id}`: start from a copy of that environment's current files. */
-    from_environment: z.string().regex(ENVIRONMENT_REF, { error: "must be an environment id such as env_abc123 or environments/env_abc123" }).optional(),
-    /** `on_demand` (default) or `self_hosted`. */
-    mode: EnvironmentMode.optional(),
-    /** System instruction for interactions in this environment; `self_hosted` only. */
-    system_instruction: z.string({ error: "must be a string" }).optional(),
-    /** Any JSON object, passed through to the self-hosted environment poller; `self_hosted` only. */
-    custom_config: z.record(z.string(), z.unknown(), { error: 'must be a JSON object, e.g. {"pool": "gpu"}' }).optional(),
-  })
-  .superRefine((request, ctx) => {
+const CreateEnvironmentFields = z.strictObject({
+  sources: Sources.optional(),
+  network: Network.optional(),
+  /** `environments/{id}` or `{id}`: start from a copy of that environment's current files. */
+  from_environment: z.string().regex(ENVIRONMENT_REF, { error: "must be an environment id such as env_abc123 or environments/env_abc123" }).optional(),
+  /** `on_demand` (default) or `self_hosted`. */
+  mode: EnvironmentMode.optional(),
+  /** System instruction for interactions in this environment; `self_hosted` only. */
+  system_instruction: z.string({ error: "must be a string" }).optional(),
+  /** Any JSON object, passed through to the self-hosted environment poller; `self_hosted` only. */
+  custom_config: z.record(z.string(), z.unknown(), { error: 'must be a JSON object, e.g. {"pool": "gpu"}' }).optional(),
+});
+
+/**
+ * The create body's schema, its messages naming other fields as `name` gives them: wire names by
+ * default, the provider's input names in its check (`fromEnvironment`).
+ */
+export function createEnvironmentRequest(name: (wire: keyof typeof CreateEnvironmentFields.shape) => string = (wire) => wire) {
+  return CreateEnvironmentFields.superRefine((request, ctx) => {
     if (request.from_environment !== undefined && request.sources !== undefined && request.sources.length > 0) {
-      ctx.addIssue({ code: "custom", path: ["sources"], message: "must be empty when from_environment is set: a fork copies its origin's files" });
+      ctx.addIssue({ code: "custom", params: { code: "fork-with-sources" }, path: ["sources"], message: `must be empty when ${name("from_environment")} is set: a fork copies its origin's files` });
     }
     for (const field of SELF_HOSTED_ONLY) {
       if (request[field] !== undefined && request.mode !== "self_hosted") {
         ctx.addIssue({
           code: "custom",
+          params: { code: "self-hosted-only" },
           path: [field],
-          message: `is only supported for self_hosted environments; set mode: "self_hosted" (mode is ${JSON.stringify(request.mode ?? DEFAULT_ENVIRONMENT_MODE)})`,
+          message: `is only supported for self_hosted environments; set ${name("mode")}: "self_hosted" (${name("mode")} is ${JSON.stringify(request.mode ?? DEFAULT_ENVIRONMENT_MODE)})`,
         });
       }
     }
   });
+}
+export const CreateEnvironmentRequest = createEnvironmentRequest();
 export type CreateEnvironmentRequest = z.infer<typeof CreateEnvironmentRequest>;
 
 const Int64String = z.string().regex(/^-?\d+$/);

@@ -13,12 +13,12 @@
  */
 import { statSync } from "node:fs";
 import type { Command } from "commander";
-import { parseToolCall } from "../../emulator/sandbox";
+import { parseToolCall, SandboxError } from "../../emulator/sandbox";
 import { caseName, HooksTestCase, HooksTestCases, mismatchOf, runCases } from "../../emulator/sandbox/policy-cases";
 import { lintHooks } from "../../hooks/lint";
 import type { HooksVerdict } from "../../hooks/runtime";
 import { HooksConfig } from "../../hooks/schema";
-import { describeIssues, validationIssues } from "../../sdk/validation";
+import { atPath, validationIssues } from "../../sdk/issues";
 import { CLIError } from "../errors";
 import { formatHooks } from "./_hooks-table";
 import { readJsonFile, readText } from "./_input-files";
@@ -127,12 +127,13 @@ export function checkHooks(text: string, file: string): void {
 
 export function readCases(file: string): HooksTestCase[] {
   const parsed = HooksTestCases.safeParse(readJsonFile(file, "cases file"));
-  if (!parsed.success) throw new CLIError(`cases file ${file}: ${describeIssues(validationIssues(parsed.error))}`, 2);
+  if (!parsed.success) throw CLIError.invalid(`cases file ${file}`, validationIssues(parsed.error));
   parsed.data.forEach((testCase, index) => {
     try {
       parseToolCall(testCase.tool_call.name, testCase.tool_call.args);
     } catch (error) {
-      throw new CLIError(`cases file ${file}: case ${index + 1} (${testCase.name ?? testCase.tool_call.name}): tool_call.${(error as Error).message.replace(/^tool_call\./, "")}`, 2);
+      if (!(error instanceof SandboxError) || error.issues.length === 0) throw error;
+      throw CLIError.invalid(`cases file ${file}: case ${index + 1} (${testCase.name ?? testCase.tool_call.name})`, atPath(["tool_call"], error.issues));
     }
   });
   return parsed.data;

@@ -145,14 +145,14 @@ export const CONTAINER_HINT =
 
 /** Runs `argv` in a fresh sandbox over `root`; calls on the same tree run one after another. */
 export async function runInSandbox(options: RunInSandboxOptions): Promise<SandboxResult> {
-  if (options.argv.length === 0) throw new SandboxError("argv must not be empty", { code: "BAD_ARGV", status: "INTERNAL" });
-  if (!(options.timeoutMs > 0)) throw new SandboxError("timeoutMs must be positive", { code: "BAD_TIMEOUT", status: "INTERNAL" });
+  if (options.argv.length === 0) throw new SandboxError("argv must not be empty", { code: "GENV_BAD_ARGV", status: "INTERNAL" });
+  if (!(options.timeoutMs > 0)) throw new SandboxError("timeoutMs must be positive", { code: "GENV_BAD_TIMEOUT", status: "INTERNAL" });
   const bwrap = findBwrap();
   const root = path.resolve(options.root);
   // One run at a time on a tree: a tool call's runs are already in its section and run in it at once.
   return exclusive(root, async () => {
     const stat = await fs.stat(root).catch(() => undefined);
-    if (!stat?.isDirectory()) throw new SandboxError(`environment tree ${root} is not a directory`, { code: "NO_TREE", status: "INTERNAL" });
+    if (!stat?.isDirectory()) throw new SandboxError(`environment tree ${root} is not a directory`, { code: "GENV_NO_TREE", status: "INTERNAL" });
     await checkReserved(root);
     try {
       return await runOnce(bwrap, root, options);

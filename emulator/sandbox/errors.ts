@@ -1,9 +1,11 @@
 /**
- * Errors of the sandbox module. Each carries a stable `code` and the canonical Google `status` the
- * HTTP layer renders it with (`INVALID_ARGUMENT` → 400, …), so the mapping is a lookup, never a
- * match on message text.
+ * Errors of the sandbox module. Each carries a stable `code` (`GENV_…`, sdk/issues.ts) and the
+ * canonical Google `status` the HTTP layer renders it with (`INVALID_ARGUMENT` → 400, …), so the
+ * mapping is a lookup, never a match on message text. A refused tool call carries `issues` whose
+ * paths start at the tool call (`["name"]`, `["args", "path"]`): a caller adds its own prefix
+ * (`tool_call`) and renders them.
  */
-import type { ValidationIssue } from "../../sdk/validation";
+import { describeIssues, issueAt, type Issue } from "../../sdk/issues";
 
 export class SandboxError extends Error {
   override name = "SandboxError";
@@ -11,13 +13,16 @@ export class SandboxError extends Error {
   readonly code: string;
   /** Canonical Google status name for the HTTP layer. */
   readonly status: "INVALID_ARGUMENT" | "FAILED_PRECONDITION" | "INTERNAL" | "UNAVAILABLE";
+  /** The fields at fault, from the tool call; empty when the error is not about its input. */
+  readonly issues: readonly Issue[];
   constructor(
     message: string,
-    options: { code: string; status: SandboxError["status"]; cause?: unknown },
+    options: { code: string; status: SandboxError["status"]; cause?: unknown; issues?: readonly Issue[] },
   ) {
     super(message, { cause: options.cause });
     this.code = options.code;
     this.status = options.status;
+    this.issues = options.issues ?? [];
   }
 }
 
@@ -25,21 +30,16 @@ export class SandboxError extends Error {
 export class UnknownToolError extends SandboxError {
   override name = "UnknownToolError";
   constructor(readonly tool: string, known: readonly string[]) {
-    super(`tool_call.name: unknown tool ${JSON.stringify(tool)}; expected one of ${known.join(", ")}`, {
-      code: "UNKNOWN_TOOL",
-      status: "INVALID_ARGUMENT",
-    });
+    const issues = [issueAt(["name"], "unknown-tool", `unknown tool ${JSON.stringify(tool)}; expected one of ${known.join(", ")}`)];
+    super(describeIssues(issues), { code: "GENV_UNKNOWN_TOOL", status: "INVALID_ARGUMENT", issues });
   }
 }
 
-/** The tool's arguments failed validation; `issues` name each field (`tool_call.args.path`). */
+/** The tool's arguments failed validation; `issues` name each field (`["args", "path"]`). */
 export class InvalidToolArgsError extends SandboxError {
   override name = "InvalidToolArgsError";
-  constructor(readonly tool: string, readonly issues: readonly ValidationIssue[]) {
-    super(issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; "), {
-      code: "INVALID_TOOL_ARGS",
-      status: "INVALID_ARGUMENT",
-    });
+  constructor(readonly tool: string, issues: readonly Issue[]) {
+    super(describeIssues(issues), { code: "GENV_INVALID_TOOL_ARGS", status: "INVALID_ARGUMENT", issues });
   }
 }
 
@@ -47,7 +47,7 @@ export class InvalidToolArgsError extends SandboxError {
 export class SandboxUnavailableError extends SandboxError {
   override name = "SandboxUnavailableError";
   constructor(message: string, cause?: unknown) {
-    super(message, { code: "SANDBOX_UNAVAILABLE", status: "UNAVAILABLE", cause });
+    super(message, { code: "GENV_SANDBOX_UNAVAILABLE", status: "UNAVAILABLE", cause });
   }
 }
 
@@ -59,7 +59,7 @@ export class SandboxUnavailableError extends SandboxError {
 export class SandboxNotRunnableError extends SandboxError {
   override name = "SandboxNotRunnableError";
   constructor(message: string, cause?: unknown) {
-    super(message, { code: "SANDBOX_NOT_RUNNABLE", status: "FAILED_PRECONDITION", cause });
+    super(message, { code: "GENV_SANDBOX_NOT_RUNNABLE", status: "FAILED_PRECONDITION", cause });
   }
 }
 
@@ -71,7 +71,7 @@ export class ReservedPathError extends SandboxError {
   override name = "ReservedPathError";
   constructor(readonly entry: string) {
     super(`/${entry} is reserved by the sandbox and must be absent or a directory in the environment tree`, {
-      code: "RESERVED_PATH",
+      code: "GENV_RESERVED_PATH",
       status: "FAILED_PRECONDITION",
     });
   }

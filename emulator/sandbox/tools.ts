@@ -13,7 +13,7 @@
  *   filesystem operation failed, or the call was killed (timeout, output cap, memory of the whole call).
  */
 import { z } from "zod";
-import { validationIssues } from "../../sdk/validation";
+import { validationIssues } from "../../sdk/issues";
 import { DEFAULT_LIMITS, type SandboxLimits, type SandboxResult, runInSandbox } from "./bwrap";
 import { FILEOPS_PY, MAX_VIEW_BYTES } from "./_fileops";
 import type { SandboxEgress } from "./network";
@@ -153,7 +153,7 @@ async function fileOperation(op: ToolName, args: object, context: ToolContext): 
     answer = JSON.parse(result.stdout) as typeof answer;
   } catch (cause) {
     throw new SandboxError(`${op} did not answer (exit ${result.exitCode}): ${result.stderr.trim().slice(0, 500)}`, {
-      code: "TOOL_CRASHED",
+      code: "GENV_TOOL_CRASHED",
       status: "INTERNAL",
       cause,
     });

@@ -18,7 +18,7 @@ import {
   type Credential,
   type CredentialType,
 } from "../../sdk/schemas";
-import { describeIssues, validationIssues } from "../../sdk/validation";
+import { describeIssues, validationIssues } from "../../sdk/issues";
 import { HttpError, invalidArgument, notFound } from "../errors";
 import type { CredentialRow, Store } from "../store";
 import { keysetPage } from "../store/paging";

@@ -22,7 +22,7 @@ import {
   type Environment,
   type Network,
 } from "../../sdk/schemas";
-import { describeIssues, validationIssues } from "../../sdk/validation";
+import { describeIssues, validationIssues } from "../../sdk/issues";
 import { HttpError, invalidArgument, notFound } from "../errors";
 import { materializeSources, type SourceOptions } from "../sources";
 import { readOnlyTargets } from "../sources/read-only";

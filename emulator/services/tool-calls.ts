@@ -25,6 +25,7 @@
  * would make clients retry a call that acted.
  */
 import { executeWithHooks, type ToolCallResult } from "../../hooks/runtime";
+import { atPath, describeIssues } from "../../sdk/issues";
 import type { ToolCall } from "../../sdk/schemas";
 import { HttpError } from "../errors";
 import { assertSandboxRunnable, DEFAULT_LIMITS, existingReadOnly, parseToolCall, runTool, SandboxError, sandboxHooks, type EgressPort } from "../sandbox";
@@ -66,7 +67,7 @@ export class ToolCallsService {
       // Before any hook runs: where no sandbox can start, the answer is why and what to do (400).
       await assertSandboxRunnable();
     } catch (error) {
-      throw asHttpError(error, "tool_call.");
+      throw asHttpError(error);
     }
     service.accessed(owner, found.id);
     const root = trees.treePath(found.id);
@@ -114,7 +115,7 @@ export class ToolCallsService {
       const note = await settle();
       return note ? { ...answer, error: joinErrors(answer.error, note) } : answer;
     }).catch((error: unknown) => {
-      throw asHttpError(error, "");
+      throw asHttpError(error);
     });
     return result;
   }
@@ -143,9 +144,9 @@ async function assertReadOnlyInPlace(root: string, id: string, readOnly: readonl
   }
 }
 
-/** A sandbox error as the HTTP error of its canonical status; `prefix` qualifies field names. */
-function asHttpError(error: unknown, prefix: string): unknown {
+/** A sandbox error as the HTTP error of its canonical status, its issues at the body's `tool_call`. */
+function asHttpError(error: unknown): unknown {
   if (!(error instanceof SandboxError)) return error;
-  const message = error.status === "INVALID_ARGUMENT" && !error.message.startsWith(prefix) ? `${prefix}${error.message}` : error.message;
+  const message = error.issues.length > 0 ? describeIssues(atPath(["tool_call"], error.issues)) : error.message;
   return new HttpError(error.status, message, { cause: error });
 }

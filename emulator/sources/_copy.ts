@@ -6,6 +6,7 @@
  */
 import { constants as fsConstants, promises as fs } from "node:fs";
 import path from "node:path";
+import { formatIssuePath, type Issue } from "../../sdk/issues";
 import { invalidArgument } from "../errors";
 import { symlinkStaysInside, walk, withTree, type EntryKind } from "../../confine";
 import { ensureDirectories } from "./_build-dirs";
@@ -25,15 +26,17 @@ export function spend(budget: Budget, bytes: number): void {
   if (budget.bytes > budget.maxBytes) throw invalidArgument(`sources: more than ${budget.maxBytes} bytes in total; raise --max-bytes or use fewer files`);
 }
 
-/** Copies `from` to `root/target`, leaving out entries named in `skip` (e.g. `.git`). */
+/** Copies `from` to `root/target`, leaving out entries named in `skip` (e.g. `.git`); `at` is the source's path, `["sources", 2]`. */
 export async function copyTree(
   from: string,
   root: string,
   target: string,
   budget: Budget,
-  field: string,
+  at: Issue["path"],
   skip: ReadonlySet<string> = new Set(),
 ): Promise<void> {
+  const field = formatIssuePath([...at, "source"]);
+  const targetField = formatIssuePath([...at, "target"]);
   const entries: { relative: string; kind: EntryKind; sizeBytes: number }[] = [];
   await withTree(from, async (directory) => {
     for await (const entry of walk(directory, { skip })) entries.push({ relative: entry.relative, kind: entry.kind, sizeBytes: entry.stat.size });
@@ -43,7 +46,7 @@ export async function copyTree(
       throw invalidArgument(`${field}: symlink "${entry.relative}" points outside the copied directory; such links are refused`);
     }
   }
-  const base = await ensureDirectories(root, target.split("/"), `${field.replace(/\.source$/, "")}.target`);
+  const base = await ensureDirectories(root, target.split("/"), targetField);
   for (const entry of entries) {
     const source = path.join(from, entry.relative);
     const destination = path.join(base, entry.relative);
@@ -51,7 +54,7 @@ export async function copyTree(
       if (entry.kind === "special") {
         continue; // sockets, FIFOs and devices are not content
       } else if (entry.kind === "directory") {
-        await ensureDirectories(base, entry.relative.split("/"), `${field.replace(/\.source$/, "")}.target`);
+        await ensureDirectories(base, entry.relative.split("/"), targetField);
       } else if (entry.kind === "symlink") {
         await fs.symlink(await fs.readlink(source), destination);
       } else {
@@ -60,7 +63,7 @@ export async function copyTree(
       }
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "EEXIST") {
-        throw invalidArgument(`${field.replace(/\.source$/, "")}.target: "${target}/${entry.relative}" already exists in the environment`);
+        throw invalidArgument(`${targetField}: "${target}/${entry.relative}" already exists in the environment`);
       }
       throw error;
     }

@@ -102,7 +102,7 @@ export async function materializeRepository(
       const real = await fs.realpath(from);
       if (!real.startsWith((await fs.realpath(checkout)) + path.sep)) throw invalidArgument(`${field}: "${repository.subdir}" leaves the repository`);
     }
-    await copyTree(from, root, source.target ?? repository.name, budget, field, new Set([".git"]));
+    await copyTree(from, root, source.target ?? repository.name, budget, ["sources", index], new Set([".git"]));
   } finally {
     await fs.rm(scratch, { recursive: true, force: true });
   }

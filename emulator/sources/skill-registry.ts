@@ -29,5 +29,5 @@ export async function materializeSkill(source: Source, index: number, root: stri
   }
   const inside = directory.startsWith(registry + path.sep);
   if (!inside || !(await fs.stat(directory)).isDirectory()) throw invalidArgument(`${field}: no skill "${name}" in the skill registry`);
-  await copyTree(directory, root, source.target ?? name.replace(/\/+$/, ""), budget, field);
+  await copyTree(directory, root, source.target ?? name.replace(/\/+$/, ""), budget, ["sources", index]);
 }

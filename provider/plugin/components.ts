@@ -11,7 +11,7 @@ import type { EnvironmentArgs, EnvironmentResource } from "../environment";
 import { GUARDED_ENVIRONMENT_TYPE, GuardedEnvironment } from "../guarded-environment";
 import { HookBundleInput } from "../guarded-environment-inputs";
 import { HookBundle } from "../hook-bundle";
-import { validationIssues } from "../../sdk/validation";
+import { formatIssuePath, validationIssues } from "../../sdk/issues";
 import { Environment } from "../plugin-resources";
 
 class PluginGuardedEnvironment extends GuardedEnvironment {
@@ -25,7 +25,7 @@ export async function construct(name: string, type: string, inputs: pulumi.Input
   // The hooks as the schema declares them (guarded-environment-inputs.ts): each problem names its path.
   const parsed = HookBundleInput.safeParse(known(inputs.hooks, "hooks"));
   if (!parsed.success) {
-    const errors = validationIssues(parsed.error, ["hooks"]).map((issue) => ({ propertyPath: issue.path, reason: issue.message }));
+    const errors = validationIssues(parsed.error, ["hooks"]).map((issue) => ({ propertyPath: formatIssuePath(issue.path), reason: issue.message }));
     throw new pulumi.InputPropertiesError({ message: `${GUARDED_ENVIRONMENT_TYPE} ${name}: invalid hooks`, errors });
   }
   const hooks = known(inputs.hooks, "hooks") as HookBundleInput;

@@ -21,7 +21,7 @@ describe("GuardedEnvironment and the schema (real engine)", () => {
     const stack = await e2e().stack(dir, "guarded");
     const requests = await e2e().requestsDuring(async () => {
       await expect(e2e().run(stack, (s, onOutput) => s.preview({ onOutput }))).rejects.toThrow(
-        /sources\[0\]\.content \/file-gate\/pre_tool_execution\/0\/matcher: glob-matcher: "\*_file"/,
+        /sources\[0\]\.content: \/file-gate\/pre_tool_execution\/0\/matcher: glob-matcher: "\*_file"/,
       );
     });
     expect(requests).toEqual([]);

@@ -119,6 +119,6 @@ describe("the environment tree after calls", () => {
     const root = makeTree({ "workspace/.keep": "" });
     const { symlinkSync } = await import("node:fs");
     symlinkSync("/root", path.join(root, "tmp"));
-    await expect(bash(root, "true")).rejects.toMatchObject({ code: "RESERVED_PATH", status: "FAILED_PRECONDITION" });
+    await expect(bash(root, "true")).rejects.toMatchObject({ code: "GENV_RESERVED_PATH", status: "FAILED_PRECONDITION" });
   });
 });

@@ -110,7 +110,7 @@ describe("the six container tools", () => {
     );
     await expect(runTool("write_to_file", { path: "/x" }, { root })).rejects.toMatchObject({
       status: "INVALID_ARGUMENT",
-      issues: [{ path: "args.content", message: "must be a string" }],
+      issues: [{ path: ["args", "content"], message: "must be a string" }],
     });
   });
 });

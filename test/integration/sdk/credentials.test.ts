@@ -5,6 +5,7 @@
 import { EnvironmentsClient, isAlreadyExists, isInvalidArgument, isNotFound, ValidationError } from "../../../sdk";
 import { ownerOf } from "../../../emulator/api";
 import { startTestEmulator, TEST_KEY, type TestEmulator } from "../../support/emulator";
+import { formatIssuePath } from "../../../sdk/issues";
 
 let emulator: TestEmulator;
 let client: EnvironmentsClient;
@@ -83,11 +84,11 @@ test("invalid requests are refused before sending, naming the field and never qu
   const requests = await requestsDuring(async () => {
     const create = await client.credentials.create({ id: "bad id", type: "bearer_token", token: "line\nbreak-s3cr3t" }).catch((e: unknown) => e);
     expect(create).toBeInstanceOf(ValidationError);
-    expect((create as ValidationError).issues.map((issue) => issue.path)).toEqual(["id", "token"]);
+    expect((create as ValidationError).issues.map((issue) => formatIssuePath(issue.path))).toEqual(["id", "token"]);
     expect((create as Error).message).not.toContain("s3cr3t");
 
     const mask = await client.credentials.update("x", { type: "bearer_token" }, { updateMask: ["token,prefix"] }).catch((e: unknown) => e);
-    expect(mask).toMatchObject({ issues: [{ path: "updateMask[0]" }] });
+    expect(mask).toMatchObject({ issues: [{ path: ["updateMask", 0] }] });
     await expect(client.credentials.get("a/b")).rejects.toBeInstanceOf(ValidationError);
     await expect(client.credentials.list({ pageSize: 0 })).rejects.toBeInstanceOf(ValidationError);
   });

@@ -76,8 +76,8 @@ describe("HookBundle", () => {
       }
     })();
     expect(problems).toEqual([
-      expect.stringMatching(/^\/g\/post_tool_execution\/0\/hooks\/0\/command: runs \.\/fmt\.sh by a relative path/),
-      expect.stringMatching(/^\/g\/post_tool_execution\/0\/hooks\/1\/command: runs \/workspace\/tools\/check\.py, which the bundle does not ship/),
+      expect.stringMatching(/^hooks: \/g\/post_tool_execution\/0\/hooks\/0\/command: runs \.\/fmt\.sh by a relative path/),
+      expect.stringMatching(/^hooks: \/g\/post_tool_execution\/0\/hooks\/1\/command: runs \/workspace\/tools\/check\.py, which the bundle does not ship/),
     ]);
     expect(() => new HookBundle({ hooks: { g: group().after(".*", command("python3 /workspace/tools/check.py")) }, providedScripts: ["/workspace/tools/check.py"] })).not.toThrow();
   });

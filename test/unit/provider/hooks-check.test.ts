@@ -20,7 +20,7 @@ describe("Environment check lints .agents/hooks.json", () => {
     expect(await failures([workspace, script, hooksJson(gate("*_file"))])).toEqual([
       {
         property: "sources",
-        reason: expect.stringMatching(/^sources\[2\]\.content \/security-gate\/pre_tool_execution\/0\/matcher: glob-matcher: "\*_file" is a shell glob/),
+        reason: expect.stringMatching(/^sources\[2\]\.content: \/security-gate\/pre_tool_execution\/0\/matcher: glob-matcher: "\*_file" is a shell glob/),
       },
     ]);
   });
@@ -36,7 +36,7 @@ describe("Environment check lints .agents/hooks.json", () => {
     };
     const found = await failures([hooksJson(config)]);
     expect(found).toHaveLength(1);
-    expect(found[0]?.reason).toMatch(/^sources\[0\]\.content \/audit\/post_tool_execution\/0\/hooks\/0\/headers\/Authorization: secret-in-header: /);
+    expect(found[0]?.reason).toMatch(/^sources\[0\]\.content: \/audit\/post_tool_execution\/0\/hooks\/0\/headers\/Authorization: secret-in-header: /);
     expect(JSON.stringify(found)).not.toContain("sk-live");
   });
 
@@ -48,7 +48,7 @@ describe("Environment check lints .agents/hooks.json", () => {
   test("an HTTP hook to a host the network blocks fails; an unknown network is not held against it", async () => {
     const config = { audit: { post_tool_execution: [{ matcher: "view_file", hooks: [{ type: "http", url: "https://telemetry.example.com/e" }] }] } };
     const blocked = await failures([hooksJson(config)], { allowlist: [{ domain: "api.example.com" }] });
-    expect(blocked.map((f) => f.reason)).toEqual([expect.stringMatching(/^sources\[0\]\.content \/audit\/post_tool_execution\/0\/hooks\/0\/url: http-host-not-allowlisted: /)]);
+    expect(blocked.map((f) => f.reason)).toEqual([expect.stringMatching(/^sources\[0\]\.content: \/audit\/post_tool_execution\/0\/hooks\/0\/url: http-host-not-allowlisted: /)]);
     expect(await failures([hooksJson(config)], { allowlist: [{ domain: "telemetry.example.com" }] })).toEqual([]);
     expect(await failures([hooksJson(config)], UNKNOWN)).toEqual([]);
   });

@@ -1,5 +1,6 @@
 import { isNotFound, ValidationError, type EnvironmentsClient } from "../../../sdk";
 import { ENV, googleError, json, startServer, testClient, type TestServer } from "./_server";
+import { formatIssuePath } from "../../../sdk/issues";
 
 describe("environments and file metadata", () => {
   let server: TestServer;
@@ -28,9 +29,9 @@ describe("environments and file metadata", () => {
       .create({ sources: [{ type: "inline", content: "x", target: "../escape.py" }], netwrok: "disabled" } as never)
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ValidationError);
-    expect((err as ValidationError).issues.map((i) => i.path).sort()).toEqual(["netwrok", "sources[0].target"]);
+    expect((err as ValidationError).issues.map((i) => formatIssuePath(i.path)).sort()).toEqual(["netwrok", "sources[0].target"]);
     expect((err as Error).message).toMatch(/^invalid CreateEnvironmentRequest: .*sources\[0\]\.target: "\.\.\/escape\.py" escapes the environment root/);
-    await expect(client.list({ pageSize: 0 })).rejects.toMatchObject({ issues: [{ path: "pageSize", message: expect.any(String) }] });
+    await expect(client.list({ pageSize: 0 })).rejects.toMatchObject({ issues: [{ path: ["pageSize"], message: expect.any(String) }] });
     expect(server.received).toHaveLength(0);
   });
 
@@ -49,11 +50,11 @@ describe("environments and file metadata", () => {
     client = testClient(server.baseUrl);
     const err = await client.create({ system_instruction: "x", custom_config: {}, mode: "on_demand" }).catch((e: unknown) => e);
     expect((err as ValidationError).issues).toEqual([
-      { path: "system_instruction", message: 'is only supported for self_hosted environments; set mode: "self_hosted" (mode is "on_demand")' },
-      { path: "custom_config", message: 'is only supported for self_hosted environments; set mode: "self_hosted" (mode is "on_demand")' },
+      { path: ["system_instruction"], code: "self-hosted-only", message: 'is only supported for self_hosted environments; set mode: "self_hosted" (mode is "on_demand")' },
+      { path: ["custom_config"], code: "self-hosted-only", message: 'is only supported for self_hosted environments; set mode: "self_hosted" (mode is "on_demand")' },
     ]);
     const mode = await client.create({ mode: "SELF_HOSTED" } as never).catch((e: unknown) => e);
-    expect((mode as ValidationError).issues).toEqual([{ path: "mode", message: 'must be "on_demand" or "self_hosted" (got "SELF_HOSTED"); enum values are lowercase on the wire' }]);
+    expect((mode as ValidationError).issues).toEqual([{ path: ["mode"], code: "invalid-value", message: 'must be "on_demand" or "self_hosted" (got "SELF_HOSTED"); enum values are lowercase on the wire' }]);
     expect(server.received).toHaveLength(0);
   });
 

@@ -1,5 +1,6 @@
 import { EnvironmentsApiError, isAlreadyExists, isNotFound, UnexpectedResponseError, type EnvironmentsClient } from "../../../sdk";
 import { ENV, googleError, json, startServer, testClient, type TestServer } from "./_server";
+import { formatIssuePath } from "../../../sdk/issues";
 
 describe("error responses", () => {
   let server: TestServer;
@@ -72,7 +73,7 @@ describe("error responses", () => {
     };
     await expect(client.get("e")).rejects.toBeInstanceOf(UnexpectedResponseError);
     const err = (await client.get("e").catch((e: unknown) => e)) as UnexpectedResponseError;
-    expect(err.issues.map((issue) => issue.path)).toEqual(["size_bytes"]);
+    expect(err.issues.map((issue) => formatIssuePath(issue.path))).toEqual(["size_bytes"]);
   });
 
   it("keeps int64 values as decimal strings", async () => {

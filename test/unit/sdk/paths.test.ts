@@ -1,5 +1,6 @@
 import { ValidationError, type EnvironmentsClient } from "../../../sdk";
 import { ENV, json, startServer, testClient, type TestServer } from "./_server";
+import { formatIssuePath } from "../../../sdk/issues";
 
 describe("request paths", () => {
   let server: TestServer;
@@ -39,13 +40,13 @@ describe("request paths", () => {
   ])("refuses %j without sending anything", async (path, field) => {
     const err = await client.listFiles({ environment: "env_1", path }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ValidationError);
-    expect((err as ValidationError).issues[0].path).toBe(field);
+    expect(formatIssuePath((err as ValidationError).issues[0].path)).toBe(field);
     expect(server.received).toHaveLength(0);
   });
 
   it.each(["", "environments/", "a/b"])("refuses the environment id %j without sending anything", async (id) => {
-    await expect(client.delete(id)).rejects.toMatchObject({ name: "ValidationError", issues: [expect.objectContaining({ path: "id" })] });
-    await expect(client.listFiles({ environment: id })).rejects.toMatchObject({ issues: [expect.objectContaining({ path: "environment" })] });
+    await expect(client.delete(id)).rejects.toMatchObject({ name: "ValidationError", issues: [expect.objectContaining({ path: ["id"] })] });
+    await expect(client.listFiles({ environment: id })).rejects.toMatchObject({ issues: [expect.objectContaining({ path: ["environment"] })] });
     expect(server.received).toHaveLength(0);
   });
 });
