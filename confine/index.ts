@@ -28,7 +28,7 @@ const MAX_SYMLINK_HOPS = 40; // as Linux (ELOOP)
 /** Times one component is looked up again after the tree changed under a step (a swap, a removal). */
 const MAX_RETRIES = 8;
 
-export type ConfineErrorCode = "NOT_FOUND" | "NOT_A_DIRECTORY" | "IS_A_DIRECTORY" | "SPECIAL_FILE" | "SYMLINK" | "TOO_MANY_LINKS" | "TOO_LARGE" | "ESCAPES" | "UNSTABLE";
+export type ConfineErrorCode = "GENV_NOT_FOUND" | "GENV_NOT_A_DIRECTORY" | "GENV_IS_A_DIRECTORY" | "GENV_SPECIAL_FILE" | "GENV_SYMLINK" | "GENV_TOO_MANY_LINKS" | "GENV_TOO_LARGE" | "GENV_ESCAPES" | "GENV_UNSTABLE";
 
 /** A path that cannot be used as asked; `relative` is the tree-relative path as requested. */
 export class ConfineError extends Error {
@@ -46,7 +46,7 @@ export class ConfineError extends Error {
 export class SpecialFileError extends ConfineError {
   override name = "SpecialFileError";
   constructor(relative: string, readonly kind: string) {
-    super("SPECIAL_FILE", relative, `"${relative}" is a ${kind}; only regular files and directories are read`);
+    super("GENV_SPECIAL_FILE", relative, `"${relative}" is a ${kind}; only regular files and directories are read`);
   }
 }
 
@@ -77,7 +77,7 @@ export class Directory {
   /** `name` looked up by the kernel inside this very directory (never a path through the tree). */
   at(name: string): string {
     if (name === "" || name === "." || name === ".." || name.includes("/") || name.includes("\0")) {
-      throw new ConfineError("NOT_FOUND", join(this.relative, name), `name ${JSON.stringify(name)} is not one path segment`);
+      throw new ConfineError("GENV_NOT_FOUND", join(this.relative, name), `name ${JSON.stringify(name)} is not one path segment`);
     }
     return `/proc/self/fd/${this.handle.fd}/${name}`;
   }
@@ -136,7 +136,7 @@ export class Directory {
     const stat = await handle.stat();
     if (stat.isFile()) return { handle, stat };
     await handle.close();
-    if (stat.isDirectory()) throw new ConfineError("IS_A_DIRECTORY", relative, `"${relative}" is a directory, not a regular file`);
+    if (stat.isDirectory()) throw new ConfineError("GENV_IS_A_DIRECTORY", relative, `"${relative}" is a directory, not a regular file`);
     throw new SpecialFileError(relative, specialKind(stat));
   }
 
@@ -146,7 +146,7 @@ export class Directory {
       try {
         return await this.child(name);
       } catch (error) {
-        if (!(error instanceof ConfineError) || error.code !== "NOT_FOUND") throw error;
+        if (!(error instanceof ConfineError) || error.code !== "GENV_NOT_FOUND") throw error;
       }
       try {
         await fs.mkdir(this.at(name), { mode: 0o755 });
@@ -158,7 +158,7 @@ export class Directory {
       if (owner) await created.handle.chown(owner.uid, owner.gid);
       return created;
     }
-    throw new ConfineError("UNSTABLE", join(this.relative, name), `"${join(this.relative, name)}" keeps changing`);
+    throw new ConfineError("GENV_UNSTABLE", join(this.relative, name), `"${join(this.relative, name)}" keeps changing`);
   }
 
   async close(): Promise<void> {
@@ -214,21 +214,21 @@ export async function resolve(tree: Directory, segments: readonly string[], opti
       if (name === "..") {
         // Only a symlink's text can hold `..` (request segments are refused before): one that climbs
         // above the root is refused rather than clamped, as the host's own resolution would leave.
-        if (stack.length === 1) throw new ConfineError("ESCAPES", requested, `"${requested}" leads out of the environment tree through a symlink; not followed`);
+        if (stack.length === 1) throw new ConfineError("GENV_ESCAPES", requested, `"${requested}" leads out of the environment tree through a symlink; not followed`);
         await stack.pop()!.close();
         continue;
       }
       const last = pending.length === 0;
       const dir = top();
       const stat = await dir.lstat(name);
-      if (!stat) throw new ConfineError("NOT_FOUND", requested, `"${requested}" not found`);
+      if (!stat) throw new ConfineError("GENV_NOT_FOUND", requested, `"${requested}" not found`);
       if (stat.isSymbolicLink()) {
-        if (!follow) throw new ConfineError("SYMLINK", requested, `"${join(dir.relative, name)}" is a symlink`);
-        if (++hops > MAX_SYMLINK_HOPS) throw new ConfineError("TOO_MANY_LINKS", requested, `"${requested}": too many levels of symbolic links`);
+        if (!follow) throw new ConfineError("GENV_SYMLINK", requested, `"${join(dir.relative, name)}" is a symlink`);
+        if (++hops > MAX_SYMLINK_HOPS) throw new ConfineError("GENV_TOO_MANY_LINKS", requested, `"${requested}": too many levels of symbolic links`);
         const target = await fs.readlink(dir.at(name)).catch(() => undefined);
         if (target === undefined) {
           pending.unshift(name); // changed between lstat and readlink: look again
-          if (++retries > MAX_RETRIES) throw new ConfineError("UNSTABLE", requested, `"${requested}" keeps changing`);
+          if (++retries > MAX_RETRIES) throw new ConfineError("GENV_UNSTABLE", requested, `"${requested}" keeps changing`);
           continue;
         }
         if (target.startsWith("/")) await popTo(1);
@@ -240,14 +240,14 @@ export async function resolve(tree: Directory, segments: readonly string[], opti
           stack.push(await dir.child(name));
           continue;
         }
-        if (!last) throw new ConfineError("NOT_FOUND", requested, `"${requested}" not found: "${join(dir.relative, name)}" is not a directory`);
+        if (!last) throw new ConfineError("GENV_NOT_FOUND", requested, `"${requested}" not found: "${join(dir.relative, name)}" is not a directory`);
         if (!stat.isFile()) throw new SpecialFileError(requested, specialKind(stat));
         const { handle, stat: opened } = await dir.openFile(name);
         stack.pop(); // `dir` now belongs to the result
         return { kind: "file", handle, stat: opened, parent: dir, name };
       } catch (error) {
         // Swapped between the lstat and the open (a symlink, a directory, a file): look again.
-        const swapped = error instanceof ConfineError && (error.code === "SYMLINK" || error.code === "NOT_A_DIRECTORY" || error.code === "IS_A_DIRECTORY");
+        const swapped = error instanceof ConfineError && (error.code === "GENV_SYMLINK" || error.code === "GENV_NOT_A_DIRECTORY" || error.code === "GENV_IS_A_DIRECTORY");
         if (!swapped || ++retries > MAX_RETRIES) throw error;
         pending.unshift(name);
       }
@@ -279,10 +279,10 @@ export async function ensureDirectories(tree: Directory, segments: readonly stri
       try {
         next = await current.ensureChild(segment, owner);
       } catch (error) {
-        if (error instanceof ConfineError && error.code === "NOT_A_DIRECTORY") {
+        if (error instanceof ConfineError && error.code === "GENV_NOT_A_DIRECTORY") {
           const stat = await current.lstat(segment);
           const kind = stat?.isSymbolicLink() ? "a symlink" : "a file";
-          throw new ConfineError("NOT_A_DIRECTORY", join(current.relative, segment), `needs "${join(current.relative, segment)}" to be a directory, but it is ${kind}`);
+          throw new ConfineError("GENV_NOT_A_DIRECTORY", join(current.relative, segment), `needs "${join(current.relative, segment)}" to be a directory, but it is ${kind}`);
         }
         throw error;
       }
@@ -522,12 +522,12 @@ export async function readFile(root: string, segments: readonly string[], maxByt
     try {
       resolved = await resolve(tree, segments);
     } catch (error) {
-      if (error instanceof ConfineError && error.code === "NOT_FOUND") return undefined;
+      if (error instanceof ConfineError && error.code === "GENV_NOT_FOUND") return undefined;
       throw error;
     }
     try {
-      if (resolved.kind !== "file") throw new ConfineError("IS_A_DIRECTORY", segments.join("/"), `"${segments.join("/")}" is a directory, not a regular file`);
-      if (resolved.stat.size > maxBytes) throw new ConfineError("TOO_LARGE", segments.join("/"), `"${segments.join("/")}" is larger than ${maxBytes} bytes`);
+      if (resolved.kind !== "file") throw new ConfineError("GENV_IS_A_DIRECTORY", segments.join("/"), `"${segments.join("/")}" is a directory, not a regular file`);
+      if (resolved.stat.size > maxBytes) throw new ConfineError("GENV_TOO_LARGE", segments.join("/"), `"${segments.join("/")}" is larger than ${maxBytes} bytes`);
       return await resolved.handle.readFile();
     } finally {
       await release(resolved, tree);
@@ -581,11 +581,11 @@ function join(relative: string, name: string): string {
 function asConfineError(error: unknown, relative: string): unknown {
   switch (errno(error)) {
     case "ENOENT":
-      return new ConfineError("NOT_FOUND", relative, `"${relative}" not found`);
+      return new ConfineError("GENV_NOT_FOUND", relative, `"${relative}" not found`);
     case "ELOOP":
-      return new ConfineError("SYMLINK", relative, `"${relative}" is a symlink`);
+      return new ConfineError("GENV_SYMLINK", relative, `"${relative}" is a symlink`);
     case "ENOTDIR":
-      return new ConfineError("NOT_A_DIRECTORY", relative, `"${relative}" is not a directory`);
+      return new ConfineError("GENV_NOT_A_DIRECTORY", relative, `"${relative}" is not a directory`);
     default:
       return error;
   }

@@ -12,7 +12,8 @@
  * Builders only assemble data; `hooksConfig` validates it against the schema and throws on a structural
  * error. Policy checks (globs, unknown tools, egress, secrets) are the linter's: run `lintHooks`.
  */
-import { z } from "zod";
+import { ValidationError } from "../sdk/errors";
+import { validationIssues } from "../sdk/issues";
 import type { HandlerInput, HooksConfigInput, HooksGroupInput, RuleInput } from "./schema";
 import { HooksConfig } from "./schema";
 
@@ -76,7 +77,7 @@ export function group(options: { enabled?: boolean } = {}): GroupBuilder {
 
 /**
  * A whole hooks config from named groups (builders or plain data), in the order given.
- * Throws a TypeError listing every structural problem (e.g. a timeout of 0).
+ * Throws a `ValidationError` whose issues name every structural problem (e.g. a timeout of 0).
  */
 export function hooksConfig(groups: Record<string, GroupBuilder | HooksGroupInput>): HooksConfigInput {
   const config: HooksConfigInput = {};
@@ -84,6 +85,6 @@ export function hooksConfig(groups: Record<string, GroupBuilder | HooksGroupInpu
     config[name] = value instanceof GroupBuilder ? value.build() : structuredClone(value);
   }
   const result = HooksConfig.safeParse(config);
-  if (!result.success) throw new TypeError(`invalid hooks config:\n${z.prettifyError(result.error)}`);
+  if (!result.success) throw new ValidationError("hooks config", validationIssues(result.error));
   return config;
 }

@@ -24,7 +24,8 @@ import { HOOK_EVENTS } from "../hooks/schema";
 import { referencedScripts } from "../hooks/scripts";
 import { serializeHooks } from "../hooks/serialize";
 import { targetPathProblem, type Source } from "../sdk/schemas";
-import { issueAt, validationIssues, type Issue } from "../sdk/issues";
+import { ValidationError } from "../sdk/errors";
+import { atPath, issueAt, validationIssues, type Issue } from "../sdk/issues";
 import { HooksTestCases, type HooksTestCase, type HooksTestCaseInput } from "../hooks/cases";
 import { HookBundleError } from "./errors";
 import { HOOKS_JSON_TARGET } from "./hooks-check";
@@ -97,9 +98,9 @@ export class HookBundle {
   private readonly scriptTexts: Record<string, string | Buffer>;
 
   constructor(args: HookBundleArgs) {
-    this.config = hooksConfig(args.hooks); // throws a TypeError on a structural error
-    this.hooksJson = serializeHooks(this.config);
+    this.config = hooksConfigOf(args.hooks);
     const problems: Issue[] = [];
+    this.hooksJson = serializeHooks(this.config);
     const scripts = readScripts(args.scripts ?? {}, args.baseDir ?? process.cwd(), problems);
     problems.push(...missingScripts(this.config, new Set(scripts.keys()), new Set(args.providedScripts ?? []), "hooks"));
     const tests = HooksTestCases.safeParse(args.tests ?? []);
@@ -253,5 +254,15 @@ function forEachHandler(config: HooksConfigInput, visit: (handler: HandlerOf, at
     for (const event of HOOK_EVENTS) {
       (group[event] ?? []).forEach((rule, r) => rule.hooks.forEach((handler, h) => visit(handler, [name, event, r, "hooks", h])));
     }
+  }
+}
+
+/** The hooks config; a structural problem (a timeout of 0) is a `HookBundleError` naming its path under `hooks`. */
+function hooksConfigOf(groups: Parameters<typeof hooksConfig>[0]): HooksConfigInput {
+  try {
+    return hooksConfig(groups);
+  } catch (error) {
+    if (error instanceof ValidationError) throw new HookBundleError(atPath(["hooks"], error.issues));
+    throw error;
   }
 }

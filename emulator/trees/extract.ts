@@ -190,6 +190,6 @@ export async function finishInterruptedMerges(journalDir: string, treePath: (id:
 
 /** A confinement refusal as the 400 that names the field. */
 export function asHttpError(error: unknown, field: string): unknown {
-  if (error instanceof ConfineError && error.code === "NOT_A_DIRECTORY") return invalidArgument(`${field}: ${error.message}`);
+  if (error instanceof ConfineError && error.code === "GENV_NOT_A_DIRECTORY") return invalidArgument(`${field}: ${error.message}`);
   return error;
 }

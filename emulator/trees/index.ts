@@ -219,7 +219,7 @@ export type TreeTarget =
 
 function asHttpError(error: unknown, id: string, display: string): unknown {
   if (!(error instanceof ConfineError)) return error;
-  if (error.code === "SPECIAL_FILE" || error.code === "UNSTABLE") {
+  if (error.code === "GENV_SPECIAL_FILE" || error.code === "GENV_UNSTABLE") {
     return new HttpError("FAILED_PRECONDITION", `path "${display}" in environment ${id}: ${error.message}`);
   }
   return notFound(`path "${display}" not found in environment ${id}`);

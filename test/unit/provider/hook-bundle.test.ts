@@ -89,7 +89,7 @@ describe("HookBundle", () => {
   });
 
   test("a structural error in the config throws at construction", () => {
-    expect(() => new HookBundle({ hooks: { g: group().before("view_file", command("x", { timeout: 0 })) } })).toThrow(/invalid hooks config/);
+    expect(() => new HookBundle({ hooks: { g: group().before("view_file", command("x", { timeout: 0 })) } })).toThrow(/invalid hook bundle:\n  - hooks\.g\.pre_tool_execution\[0\]\.hooks\[0\]\.timeout: /);
   });
 
   test("httpHosts lists each HTTP hook's host once", () => {
