@@ -27,7 +27,7 @@
  *   (`"1"`, `"42"`) come first. Name groups with words.
  */
 import { performance } from "node:perf_hooks";
-import { z } from "zod";
+import { describeIssues, validationIssues } from "../sdk/issues";
 import type { ExecuteToolResponse, HookRun, ToolCall } from "../sdk/schemas";
 import { HOOKS_FILE, readTreeFile } from "./_config-file";
 
@@ -112,7 +112,7 @@ export async function discoverHooks(root: string): Promise<DiscoveredHooks> {
     // The linter's schema findings name the place (JSON pointer) and the fix, e.g. an unknown event.
     const problems = lintHooks(json).filter((finding) => finding.code === "schema");
     const text = problems.map((finding) => `${finding.path || "(root)"}: ${finding.message}`).join("; ");
-    return { config: undefined, failure: `hooks.json not used: ${text || z.prettifyError(parsed.error).replace(/\n/g, " ")}` };
+    return { config: undefined, failure: `hooks.json not used: ${text || describeIssues(validationIssues(parsed.error))}` };
   }
   return { config: parsed.data };
 }

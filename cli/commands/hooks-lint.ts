@@ -3,7 +3,7 @@
  * Exit code 1 when any finding is an error, 0 otherwise (warnings alone pass).
  */
 import { Option, type Command } from "commander";
-import { z } from "zod";
+import { describeIssues, validationIssues } from "../../sdk/issues";
 import type { Finding } from "../../hooks/lint";
 import { hasErrors, lintHooks } from "../../hooks/lint";
 import { Network } from "../../sdk/schemas";
@@ -60,6 +60,6 @@ export function register(program: Command): void {
 
 function readNetwork(file: string): Network {
   const result = Network.safeParse(readJsonFile(file, "network file"));
-  if (!result.success) throw new CLIError(`network file ${file} is not a network value: ${z.prettifyError(result.error).replace(/\n/g, " ")}`, 2);
+  if (!result.success) throw new CLIError(`network file ${file} is not a network value: ${describeIssues(validationIssues(result.error))}`, 2);
   return result.data;
 }
