@@ -9,7 +9,6 @@
  * later source writes at, above or below its target: its file then holds exactly its content, as at
  * create. The same rule says which hook files refresh can compare with what is declared.
  */
-import { createHash } from "node:crypto";
 import type { EnvironmentsClient } from "../sdk/client";
 import { isNotFound } from "../sdk/errors";
 import type { Source } from "../sdk/schemas";
@@ -67,7 +66,7 @@ async function holdsBytes(client: EnvironmentsClient, environmentId: string, fil
     if (isNotFound(error)) return false;
     throw error;
   }
-  const hash = createHash("sha256");
+  const chunks: Buffer[] = [];
   let received = 0;
   for await (const chunk of download.body) {
     received += (chunk as Buffer).byteLength;
@@ -75,9 +74,9 @@ async function holdsBytes(client: EnvironmentsClient, environmentId: string, fil
       download.body.destroy();
       return false;
     }
-    hash.update(chunk as Buffer);
+    chunks.push(chunk as Buffer);
   }
-  return received === file.bytes.byteLength && hash.digest().equals(createHash("sha256").update(file.bytes).digest());
+  return Buffer.concat(chunks).equals(file.bytes);
 }
 
 export function inlineFile(source: Source, index: number): InlineFile {
