@@ -254,8 +254,7 @@ export class EnvironmentsClient {
     do {
       const chunk = data.subarray(offset, offset + UPLOAD_CHUNK_BYTES);
       const final = offset + chunk.byteLength >= data.byteLength;
-      const attempt = this.#attempt("POST", session.pathname + session.search, options, undefined, "*/*", "");
-      attempt.body = chunk;
+      const attempt = this.#attempt("POST", session.pathname + session.search, options, chunk, "*/*", "");
       Object.assign(attempt.headers, {
         "content-type": "application/octet-stream",
         "x-goog-upload-command": final ? "upload, finalize" : "upload",
@@ -304,7 +303,7 @@ export class EnvironmentsClient {
   }
 
   /** One attempt at `prefix + path`; the prefix is the API's (`/v1beta`) unless given. */
-  #attempt(method: Attempt["method"], path: string, options: CallOptions | undefined, body: string | undefined, accept: string, prefix = this.#config.pathPrefix): Attempt {
+  #attempt(method: Attempt["method"], path: string, options: CallOptions | undefined, body: Attempt["body"], accept: string, prefix = this.#config.pathPrefix): Attempt {
     const headers: Record<string, string> = {
       accept,
       "user-agent": USER_AGENT,
