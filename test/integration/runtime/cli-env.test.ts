@@ -1,4 +1,4 @@
-/** `genv env list|get|files|cat|rm` against a real emulator, and every `genv …` a message names exists. */
+/** `genv env list|get|files|cat|rm` against a real emulator, and every `genv …` a message or the docs name exists. */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import * as path from "node:path";
 import type { Command } from "commander";
@@ -9,6 +9,7 @@ import { runEnvFiles } from "../../../cli/commands/env-files";
 import { runEnvGet } from "../../../cli/commands/env-get";
 import { runEnvList } from "../../../cli/commands/env-list";
 import { runEnvRm } from "../../../cli/commands/env-rm";
+import { documentationFiles, readDocPage } from "../../support/docs";
 import { inline, OTHER_KEY, startTestEmulator, TEST_KEY, type TestEmulator } from "../../support/emulator";
 
 let emulator: TestEmulator;
@@ -157,7 +158,7 @@ describe("the API rules shared with genv exec", () => {
   });
 });
 
-describe("every `genv …` command a message or the README names exists", () => {
+describe("every `genv …` command a message or the documentation names exists", () => {
   const root = path.resolve(__dirname, "../../..");
   const files = (dir: string): string[] =>
     readdirSync(dir).flatMap((name) => {
@@ -165,26 +166,60 @@ describe("every `genv …` command a message or the README names exists", () => 
       if (statSync(file).isDirectory()) return files(file);
       return /\.(ts|md)$/.test(name) ? [file] : [];
     });
+  const program = buildProgram();
+  /** The command a run of words names: undefined when a word is no subcommand of a command that has some. */
+  const resolve = (words: string[]): Command | undefined => {
+    let command: Command | undefined = program;
+    for (const word of words) {
+      const next: Command | undefined = command.commands.find((child) => child.name() === word);
+      if (!next) return command.commands.length === 0 ? command : undefined; // a leaf: the rest are arguments
+      command = next;
+    }
+    return command;
+  };
+  // Not commands: the egress proxy's CA is named "genv egress CA for env_…".
+  const NOT_COMMANDS = new Set(["egress"]);
+  const unknown = (named: Iterable<string>) => [...named].filter((words) => !NOT_COMMANDS.has(words.split(" ")[0]) && resolve(words.split(" ")) === undefined);
 
-  test("in cli/, emulator/, provider/, sdk/, hooks/ and README.md", () => {
-    const program = buildProgram();
-    const resolve = (words: string[]): Command | undefined => {
-      let command: Command | undefined = program;
-      for (const word of words) {
-        const next: Command | undefined = command.commands.find((child) => child.name() === word);
-        if (!next) return command.commands.length === 0 ? command : undefined; // a leaf: the rest are arguments
-        command = next;
-      }
-      return command;
-    };
-    // Not commands: the egress proxy's CA is named "genv egress CA for env_…".
-    const NOT_COMMANDS = new Set(["egress"]);
+  test("in cli/, emulator/, provider/, sdk/, hooks/, README.md and docs/", () => {
     const named = new Set<string>();
-    for (const file of [...["cli", "emulator", "provider", "sdk", "hooks"].flatMap((dir) => files(path.join(root, dir))), path.join(root, "README.md")]) {
+    for (const file of [...["cli", "emulator", "provider", "sdk", "hooks"].flatMap((dir) => files(path.join(root, dir))), ...documentationFiles()]) {
       for (const match of readFileSync(file, "utf8").matchAll(/`genv ((?:[a-z][a-z-]*)(?: [a-z][a-z-]*)?)/g)) named.add(match[1]);
     }
     expect(named).toContain("env get");
-    const missing = [...named].filter((words) => !NOT_COMMANDS.has(words.split(" ")[0]) && resolve(words.split(" ")) === undefined);
-    expect(missing).toEqual([]);
+    expect(named).toContain("hooks diff");
+    expect(unknown(named)).toEqual([]);
+  });
+
+  test("each command line the docs show, in a code span or a code block, names options the command has", () => {
+    const problems: string[] = [];
+    let lines = 0;
+    for (const page of documentationFiles().map(readDocPage)) {
+      const texts = page.tokens.flatMap((token) =>
+        token.type === "code_inline" ? [token.content] : token.type === "fence" || token.type === "code_block" ? token.content.split("\n") : [],
+      );
+      for (const text of texts) {
+        // From `genv` (or `npx genv`) to the end of the line, less a shell comment.
+        for (const match of text.matchAll(/(?:^|[\s$(])genv( [^#`]*)?/g)) {
+          const tokens = (match[1] ?? "").trim().split(/\s+/).filter(Boolean);
+          const words = tokens.slice(0, 2).filter((token, index, all) => /^[a-z][a-z-]*$/.test(token) && all.slice(0, index).every((before) => /^[a-z][a-z-]*$/.test(before)));
+          if (words.length === 0) continue;
+          lines++;
+          const where = `${path.relative(root, page.file)}: genv ${tokens.join(" ")}`;
+          const command = resolve(words);
+          if (!command) {
+            problems.push(`${where}: no command "genv ${words.join(" ")}"`);
+            continue;
+          }
+          const longs = new Set(["--help", ...command.options.map((option) => option.long)]);
+          for (const token of tokens) {
+            const flag = /^\[?(--[a-z][a-z-]*)/.exec(token)?.[1];
+            if (flag && !longs.has(flag)) problems.push(`${where}: "genv ${command.parent?.parent ? `${command.parent.name()} ` : ""}${command.name()}" has no option ${flag}`);
+          }
+        }
+      }
+    }
+    expect(lines).toBeGreaterThan(20);
+    expect(problems).toEqual([]);
   });
 });
