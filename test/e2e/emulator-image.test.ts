@@ -1,6 +1,6 @@
 // The emulator's image, end to end: examples/emulator-image builds the Dockerfile through the Pulumi
 // engine and @pulumi/docker-build (a buildkitd of our own as the builder, the offline base of
-// scripts/emulator-base-image, so no registry is needed), the image runs as the README says, and an
+// scripts/emulator-base-image, so no registry is needed), the image runs as docs/emulator.md says, and an
 // environment, a tool call and a hook's deny happen inside the container through the SDK. Then the two
 // ways the container refuses tool calls: without the security options, and as root.
 //
@@ -18,7 +18,7 @@ import { EnvironmentsApiError } from "../../sdk/errors";
 import { ENGINE_BUILD_TIMEOUT_MS, pulumiCommand, pulumiEngine, repoRoot, type PulumiEngine } from "./engine";
 import { docker, freePort, impossibleHere, localCaCertificates, runScript, startBuildkit, typeCheckImageProgram, waitFor, writeImageProgram, type Buildkit } from "./_emulator-image";
 
-/** The run line of the README, less the port mapping: an engine without a bridge gives only the host's network. */
+/** The run line of docs/emulator.md ("The emulator in a container"), less the port mapping: an engine without a bridge gives only the host's network. */
 const SECURITY = ["--security-opt", "seccomp=unconfined", "--security-opt", "systempaths=unconfined"];
 const KEY = `e2e-${randomBytes(8).toString("hex")}`;
 const SECURITY_GATE = fs.readFileSync(path.join(repoRoot, "examples", "security-gate", "hooks-scripts", "gate.py"), "utf8");
@@ -97,7 +97,7 @@ if (impossible) console.warn(`emulator-image e2e skipped: ${impossible}`);
     expect(await typeCheckImageProgram(dockerBuildSdk, pulumiDir)).toEqual([]);
   }, TEST_TIMEOUT_MS);
 
-  /** `docker run -d` of the image as the README says (plus `extra`), listening on a free port of the host; resolves to a client of it. */
+  /** `docker run -d` of the image as docs/emulator.md says (plus `extra`), listening on a free port of the host; resolves to a client of it. */
   async function run(extra: string[]): Promise<{ name: string; client: EnvironmentsClient }> {
     const name = `genv-e2e-${randomBytes(4).toString("hex")}`;
     const port = await freePort();
