@@ -42,7 +42,7 @@ export function violationsOfEventLog(text: string, file = "event log"): Violatio
     }
     const event = EngineEventLine.safeParse(json).data?.policyEvent;
     if (!event) return;
-    violations.push({ rule: event.policyName, pack: event.policyPackName, level: event.enforcementLevel, resource: resourceOf(event.resourceUrn), message: event.message.trim() });
+    violations.push({ rule: event.policyName, pack: event.policyPackName, level: event.enforcementLevel, resource: resourceOf(event.resourceUrn), message: violationText(event.message) });
   });
   return violations.sort((a, b) => a.rule.localeCompare(b.rule) || a.resource.localeCompare(b.resource));
 }
@@ -60,6 +60,12 @@ export function renderViolations(violations: readonly Violation[]): string {
     ...rows,
     "",
   ].join("\n");
+}
+
+/** The engine's message is the policy's description, a newline, then what the violation says: keep the latter. */
+function violationText(message: string): string {
+  const lines = message.trim().split("\n");
+  return (lines.length > 1 ? lines.slice(1) : lines).join(" ").trim();
 }
 
 /** `urn:pulumi:stack::project::parent$type::name` → `name (type)`. */
