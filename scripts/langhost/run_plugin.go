@@ -1,6 +1,6 @@
 // RunPlugin for the Node.js language host that scripts/pulumi-engine builds from sdk/v3 v3.68.0.
 //
-// That host answers RunPlugin with "not supported", but engines since about v3.150 start a Node.js
+// That host answers RunPlugin with "not supported", but recent engines (v3.206 and v3.248 at least) start a Node.js
 // policy pack (`pulumi preview --policy-pack DIR`) through the language host's RunPlugin whenever a
 // `pulumi-language-nodejs` is found, and never fall back to the `pulumi-analyzer-policy` launcher. So
 // scripts/pulumi-engine compiles the host's package main with its RunPlugin removed and this file added:

@@ -7,11 +7,10 @@
  *   no hooks.json): the preview fails naming both rules and only the non-compliant resource; with the
  *   rules advisory it succeeds and warns;
  * - an advisory rule (hooks-read-only, on a GuardedEnvironment's inline hooks) warns and the preview
- *   succeeds; the config makes it mandatory and the preview fails.
+ *   succeeds, for the TypeScript component and the plugin's (YAML); the config makes it mandatory and
+ *   the preview fails.
  *
- * Python: the generated SDK is being built (issue of the Python SDK); once `sdk/python` exists, a
- * Python program of the same two environments goes into PROGRAMS below, with `{ python: true }` stack
- * options (see python.test.ts).
+ * Python: not yet; see the marked place in PROGRAMS below.
  */
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
@@ -62,6 +61,8 @@ new genv.Environment("rogue", { network: { allowlist: [{ domain: "*.github.com" 
           - domain: "*.github.com"
 `,
   },
+  // Python: once the generated SDK exists (sdk/python), the same two environments as a Python program
+  // go here, its stack made with `{ python: true }` (as python.test.ts does).
 };
 
 interface Reported {
@@ -160,6 +161,31 @@ new genv.GuardedEnvironment("guarded", { hooks, network: genv.NetworkPolicy.disa
       expect({ code, reported: reported(output) }).toEqual({ code: 0, reported: [warning, warning] });
       expect(output).toContain("sources[0] (.agents/hooks.json) is inline, so an agent with write or shell access can rewrite it and disarm its hooks: mount .agents from a read-only repository source");
       expect(output).toContain("sources[1] (.agents/hooks-scripts/gate.py) is inline");
+    }, E2E_TEST_TIMEOUT_MS);
+
+    test("the same component in Pulumi YAML (the plugin's construct) is checked through the Environment it creates", async () => {
+      const yaml = `${pluginProject("policy-guarded-yaml", e2e().pluginBinDir, "runtime: yaml")}resources:
+  guarded:
+    type: gemini-environments:index:GuardedEnvironment
+    properties:
+      hooks:
+        config:
+          gate:
+            pre_tool_execution:
+              - matcher: code_execution
+                hooks:
+                  - type: command
+                    command: python3 /.agents/hooks-scripts/gate.py
+        scripts:
+          gate.py: "print('{}')\\n"
+      network: disabled
+      acknowledgedWarnings: [inline-hooks-writable]
+`;
+      const yamlDir = await e2e().workspace.addProgram("policy-guarded-yaml", { "index.js": "" }, yaml);
+      await e2e().stack(yamlDir, "guarded-yaml");
+      const { code, output } = await previewWithPack(yamlDir, "guarded-yaml");
+      const warning = { level: "advisory", rule: "hooks-read-only", type: "gemini-environments:index:Environment", name: "guarded" };
+      expect({ code, reported: reported(output) }).toEqual({ code: 0, reported: [warning, warning] });
     }, E2E_TEST_TIMEOUT_MS);
 
     test('--policy-pack-config {"hooks-read-only": "mandatory"} fails the same preview', async () => {
