@@ -24,6 +24,8 @@ export interface Rule<Config extends z.ZodObject = z.ZodObject> {
   /** The rule's settings in `--policy-pack-config` (beside `enforcementLevel`), with their defaults. */
   config: Config;
   check(view: EnvironmentView, config: z.infer<Config>): string[];
+  /** Why the rule could not look at `view` when it passes unseen (hooks copied from a repository), for the engine's policy summary. */
+  unchecked?(view: EnvironmentView): string | undefined;
 }
 
 /** A rule, typed by its config. */
@@ -75,6 +77,11 @@ export const environmentHasHooks = rule({
         return messages;
       }
     }
+  },
+  unchecked(view) {
+    const hooks = hooksFile(view);
+    if (hooks.from !== "copied") return undefined;
+    return `.agents/hooks.json comes from ${hooks.sources.map(sourceLabel).join(", ")}, which cannot be read at preview: unchecked`;
   },
 });
 

@@ -62,7 +62,9 @@ describe("environment-has-hooks", () => {
 
   test("an inline hooks.json with a pre rule passes; hooks mounted from a repository pass unchecked", () => {
     expect(violations(environmentHasHooks, view({ sources: [hooksSource(gate)] }))).toEqual([]);
-    expect(violations(environmentHasHooks, view({ sources: [{ type: "repository", source: "github://acme/guardrails", target: ".agents" }] }))).toEqual([]);
+    const mounted = view({ sources: [{ type: "repository", source: "github://acme/guardrails", target: ".agents" }] });
+    expect(violations(environmentHasHooks, mounted)).toEqual([]);
+    expect(environmentHasHooks.unchecked?.(mounted)).toBe(".agents/hooks.json comes from sources[0] (repository github://acme/guardrails), which cannot be read at preview: unchecked");
   });
 
   test("only post rules, a disabled group, or a matcher that reaches no tool: no pre rule runs", () => {
