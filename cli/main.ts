@@ -13,6 +13,7 @@ import * as envRm from "./commands/env-rm";
 import * as hooksDiff from "./commands/hooks-diff";
 import * as hooksLint from "./commands/hooks-lint";
 import * as hooksTest from "./commands/hooks-test";
+import * as policyReport from "./commands/policy-report";
 import * as serve from "./commands/serve";
 import { CLIError } from "./errors";
 
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
   hooksLint.register(program);
   hooksTest.register(program);
   hooksDiff.register(program);
+  policyReport.register(program);
   exec.register(program);
   for (const command of [envList, envGet, envFiles, envCat, envRm]) command.register(program);
   return program;
