@@ -17,6 +17,7 @@ import { EnvironmentsClient } from "../../sdk/client";
 import { EnvironmentsApiError } from "../../sdk/errors";
 import { ENGINE_BUILD_TIMEOUT_MS, pulumiCommand, pulumiEngine, repoRoot, type PulumiEngine } from "./engine";
 import { docker, freePort, impossibleHere, localCaCertificates, runScript, startBuildkit, typeCheckImageProgram, waitFor, writeImageProgram, type Buildkit } from "./_emulator-image";
+import { describeNeeding } from "../support/prerequisites";
 
 /** The run line of the README, less the port mapping: an engine without a bridge gives only the host's network. */
 const SECURITY = ["--security-opt", "seccomp=unconfined", "--security-opt", "systempaths=unconfined"];
@@ -36,9 +37,8 @@ async function timed<T>(what: string, step: () => Promise<T>): Promise<T> {
 }
 
 const impossible = impossibleHere();
-if (impossible) console.warn(`emulator-image e2e skipped: ${impossible}`);
 
-(impossible ? describe.skip : describe)("the emulator's image, built through Pulumi", () => {
+describeNeeding(impossible === undefined ? {} : { [impossible]: false })("the emulator's image, built through Pulumi", () => {
   let dockerHost: string;
   let engine: PulumiEngine;
   let buildkit: Buildkit | undefined;

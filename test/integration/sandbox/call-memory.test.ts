@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { memoryCgroupAvailable, runCommandHook, runTool } from "../../../emulator/sandbox";
 import { makeTree } from "../../support/trees";
+import { describeNeeding } from "../../support/prerequisites";
 
 const MiB = 1024 ** 2;
 
@@ -28,8 +29,8 @@ function hogs(marker: string, count: number, mib: number): string {
   return `for i in $(seq ${count}); do (exec -a ${marker} python3 -c "${python}") & done; wait; echo done`;
 }
 
-const describeMemory = memoryCgroupAvailable() ? describe : describe.skip;
-if (!memoryCgroupAvailable()) console.warn("no memory cgroup can be made here: only RLIMIT_AS per process binds; skipping");
+// Without one, only RLIMIT_AS per process binds: nothing here would hold.
+const describeMemory = describeNeeding({ "a memory cgroup the emulator can create (cgroup v2, memory controller delegated; root in CI)": memoryCgroupAvailable() });
 
 describeMemory("memory of the whole call", () => {
   test("four processes touching 900 MiB each hold at most the call's 1 GiB, and the call is killed saying why", async () => {
