@@ -2,26 +2,15 @@
  * The memory limit of a whole call (a memory cgroup): RLIMIT_AS bounds each process, so without it
  * four processes under a 1 GiB RLIMIT_AS held 3.6 GiB. Real sandbox, real kernel OOM killer.
  */
-import { readdirSync, readFileSync } from "node:fs";
 import { memoryCgroupAvailable, runCommandHook, runTool } from "../../../emulator/sandbox";
+import { residentBytesOfEach } from "../../support/host-processes";
 import { makeTree } from "../../support/trees";
 import { describeNeeding } from "../../support/prerequisites";
 
 const MiB = 1024 ** 2;
 
 /** Resident bytes of the host processes whose command line contains `marker`, summed. */
-function residentBytesOf(marker: string): number {
-  let total = 0;
-  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
-    try {
-      if (!readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(marker)) continue;
-      total += Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return total;
-}
+const residentBytesOf = (marker: string) => residentBytesOfEach(marker).reduce((sum, bytes) => sum + bytes, 0);
 
 /** bash running `count` python processes (argv[0] = `marker`) that each touch `mib` MiB and wait. */
 function hogs(marker: string, count: number, mib: number): string {
