@@ -46,6 +46,10 @@ test("a pull request that changes a decision: reported in the report, the check 
   expect(report).toMatch(/\+ .*gemini-environments:index:GuardedEnvironment|\+ .*Environment/);
   expect(passing.stdout).toBe(report);
 
+  // Exit 1 for the changed decision alone, not a crash of a step: lint, cases and diff said what they
+  // said above (the script's stderr up to the preview), and the whole report came out again.
   const blocking = await run({ BLOCK_ON_POLICY_CHANGE: "true" });
-  expect(blocking.code).toBe(1);
+  const beforePreview = (stderr: string) => stderr.slice(0, stderr.indexOf("--- pulumi preview --diff against an emulator"));
+  expect({ code: blocking.code, checks: beforePreview(blocking.stderr), report: blocking.stdout }).toEqual({ code: 1, checks: beforePreview(passing.stderr), report });
+  expect(beforePreview(passing.stderr)).toMatch(/--- genv hooks lint[\s\S]*--- genv hooks test[\s\S]*--- genv hooks diff against HEAD~1/);
 }, E2E_TEST_TIMEOUT_MS);
