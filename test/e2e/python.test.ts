@@ -42,6 +42,6 @@ describe("Python through the plugin: examples/python-github-agent (real engine)"
     const destroy = await e2e().run(stack, (s, onOutput) => s.destroy({ onOutput }));
     expect(destroy.summary.resourceChanges).toEqual({ delete: 3 });
     expect(await listIds(e2e().client)).toEqual([]);
-    await expect(e2e().client.credentials.get("github-agent-token")).rejects.toThrow();
+    await expect(e2e().client.credentials.get("github-agent-token")).rejects.toMatchObject({ name: "EnvironmentsApiError", httpStatus: 404, status: "NOT_FOUND" });
   }, E2E_TEST_TIMEOUT_MS);
 });
