@@ -1,0 +1,48 @@
+/**
+ * Provider processes that leave when their engine is gone. The engine starts each provider plugin in
+ * a process group of its own and passes it the engine's gRPC address as the first argument; when
+ * the engine is killed (a cancelled CI job: SIGKILL to `pulumi`'s group), nothing tells the plugin,
+ * and `@pulumi/pulumi`'s servers (`provider.main`, and the dynamic provider's host
+ * `cmd/dynamic-provider`) serve on forever. Pulumi's Go language hosts poll the engine's health
+ * every 5 minutes (`rpcutil.Healthcheck`); a killed deploy should leave nothing running within
+ * seconds, so this polls a connect to the engine's address every second and exits once it is
+ * refused: no process listens there any more.
+ *
+ * Used by the plugin (plugin/main.ts) and, loaded into the dynamic provider's host with our provider
+ * module, by the dynamic provider (dynamic-adapter.ts): the host's `sh` wrapper exits with it.
+ */
+import * as net from "node:net";
+
+/** Defaults: a connect every second, given 2 s to answer (a loaded machine is slow, not gone). */
+const INTERVAL_MS = 1_000;
+const CONNECT_TIMEOUT_MS = 2_000;
+
+let watching = false;
+
+/**
+ * Exits the process (code 1) once a connect to `engineAddress` (`127.0.0.1:PORT`) is refused. The
+ * timer is unref'd: it never keeps a process alive by itself. At most one watchdog per process.
+ */
+export function exitWhenEngineGone(engineAddress: string | undefined, onGone: () => void = () => process.exit(1)): void {
+  const match = /^(.*):(\d+)$/.exec(engineAddress ?? "");
+  if (watching || !match) return;
+  watching = true;
+  const [, host, port] = match;
+  const check = () => {
+    const socket = net.connect({ host, port: Number(port) });
+    socket.setTimeout(CONNECT_TIMEOUT_MS);
+    socket.once("connect", () => socket.destroy());
+    socket.once("timeout", () => socket.destroy());
+    socket.once("error", (error: NodeJS.ErrnoException) => {
+      socket.destroy();
+      if (error.code === "ECONNREFUSED") onGone();
+    });
+  };
+  setInterval(check, INTERVAL_MS).unref();
+}
+
+/** The engine address of the dynamic provider's host (its first argument), when this process is that host. */
+export function dynamicProviderHostEngine(): string | undefined {
+  const main = require.main?.filename ?? process.argv[1] ?? "";
+  return /[\\/]cmd[\\/]dynamic-provider[\\/]index\.js$/.test(main) ? process.argv[2] : undefined;
+}
