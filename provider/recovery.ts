@@ -375,7 +375,7 @@ function describeAction(action: RecoveryAction): string {
 }
 
 function refusal(report: RecoveryReport, stackArgs: string[]): RecoveryRefusedError {
-  const stack = stackArgs.join(" ");
+  const stack = `--stack ${report.stack}`;
   const lines = report.refusals.map(
     ({ urns, candidates, reason }) => `- ${urns.join(", ")}: ${reason}${candidates.length > 0 ? `; candidates: ${candidates.join(", ")}` : ""}`,
   );
