@@ -4,7 +4,7 @@
 // exist, every one in state, and `destroy` leaves none. Through the dynamic provider and through the
 // plugin; with identical environments in another stack of the same account (never touched); with a
 // stranger's identical environment made meanwhile (refused, named, nothing changed). A killed
-// destroy, retried, leaves none. The issue's acceptance run (20 environments) is the same shape;
+// destroy, retried, leaves none; a killed in-place update (the upload), retried, converges. The issue's acceptance run (20 environments) is the same shape;
 // these keep the fleets small for a loaded 2-core machine.
 import { execFile, spawn } from "node:child_process";
 import * as fs from "node:fs";
@@ -27,7 +27,7 @@ function fleetProgram(api: "genv" | "genv.plugin"): Record<string, string> {
 }
 
 describe("an interrupted deploy (real engine, creates answered 4 s late)", () => {
-  const e2e = useE2E({ emulator: { faults: "rate=1,kinds=slow,routes=create+delete,delay=4s" } });
+  const e2e = useE2E({ emulator: { faults: "rate=1,kinds=slow,routes=create+delete+upload,delay=4s" } });
   const started: number[] = [];
 
   afterAll(() => {
@@ -151,6 +151,32 @@ describe("an interrupted deploy (real engine, creates answered 4 s late)", () =>
       await pulumi(dir, "destroy", "--yes", "--skip-preview", "--stack", "dev"); // throws on a non-zero exit
       expect(await listIds(e2e().client)).toEqual([]);
       expect(await stateIds(dir, "dev")).toEqual([]);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  test(
+    "a killed in-place update (the upload), retried after cancel, converges: the declared content, the same environment, then destroy leaves 0",
+    async () => {
+      const dir = await e2e().workspace.addProgram(
+        "updated",
+        program(`exports.id = new genv.Environment("agent", { sources: [{ type: "inline", target: "task.txt", content: new pulumi.Config().get("content") ?? "one\\n" }] }).id;`),
+      );
+      await e2e().stack(dir, "dev");
+      await pulumi(dir, "up", "--yes", "--skip-preview", "--stack", "dev");
+      const [id] = await stateIds(dir, "dev");
+      await pulumi(dir, "config", "set", "content", "two", "--stack", "dev");
+      const content = async () => (await e2e().client.downloadBuffer(id, "task.txt")).data.toString("utf8");
+      // Uploads are answered 4 s late: killed once the API holds the new bytes, the update unanswered.
+      await killDuring(dir, ["up", "--stack", "dev"], async () => (await content()) === "two");
+      await pulumi(dir, "cancel", "--yes", "--stack", "dev");
+      expect(JSON.parse(await pulumi(dir, "stack", "export", "--stack", "dev")).deployment.pending_operations).toEqual([expect.objectContaining({ type: "updating" })]);
+      await pulumi(dir, "up", "--yes", "--skip-preview", "--stack", "dev"); // no manual step
+      expect(await stateIds(dir, "dev")).toEqual([id]);
+      expect(await content()).toBe("two");
+      expect(JSON.parse(await pulumi(dir, "stack", "export", "--stack", "dev")).deployment.pending_operations ?? []).toEqual([]);
+      await pulumi(dir, "destroy", "--yes", "--skip-preview", "--stack", "dev");
+      expect(await listIds(e2e().client)).toEqual([]);
     },
     TEST_TIMEOUT_MS,
   );
