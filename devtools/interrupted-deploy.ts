@@ -60,7 +60,7 @@ async function main(): Promise<void> {
     await pulumi("stack", "init", "dev");
     const child = spawn(path.join(binDir, "pulumi"), ["up", "--yes", "--skip-preview", "--non-interactive"], { cwd: dir, env, detached: true, stdio: "ignore" });
     while ((await onApi()).length < Number(killAt)) await new Promise((resolve) => setTimeout(resolve, 50));
-    const tree = await execFileAsync("ps", ["-o", "pid=,args=", "--ppid", String(child.pid)]).then(({ stdout }) => stdout);
+    const tree: string = await execFileAsync("ps", ["-o", "pid=,args=", "--ppid", String(child.pid)]).then(({ stdout }) => stdout);
     process.kill(-child.pid!, "SIGKILL");
     console.log(`killed pulumi up with ${(await onApi()).length} environments on the API`);
     await new Promise((resolve) => setTimeout(resolve, 5_000));
@@ -75,6 +75,11 @@ async function main(): Promise<void> {
     await report("after pulumi up");
     await pulumi("destroy", "--yes", "--skip-preview");
     await report("after pulumi destroy");
+    // What the killed run left that never exits on its own (Pulumi's language host): ended by pid.
+    for (const line of tree.split("\n").filter(Boolean)) {
+      const pid = Number(line.trim().split(" ")[0]);
+      if (fs.existsSync(`/proc/${pid}`)) process.kill(pid, "SIGKILL");
+    }
   } finally {
     await client.close();
     await emulator.close();

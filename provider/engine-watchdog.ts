@@ -41,8 +41,21 @@ export function exitWhenEngineGone(engineAddress: string | undefined, onGone: ()
   setInterval(check, INTERVAL_MS).unref();
 }
 
-/** The engine address of the dynamic provider's host (its first argument), when this process is that host. */
+/**
+ * The engine's address among a provider's arguments: the first that is not a logging flag
+ * (`--logtostderr`, `-v=9`, `--tracing URL` come first when the engine logs), as `@pulumi/pulumi`'s
+ * own `parseArgs` finds it.
+ */
+export function engineAddressOf(args: readonly string[]): string | undefined {
+  for (let index = 0; index < args.length; index++) {
+    if (args[index] === "--tracing") index += 1;
+    else if (args[index] !== "--logtostderr" && !args[index].startsWith("-v=")) return args[index];
+  }
+  return undefined;
+}
+
+/** The engine's address when this process is the dynamic provider's host (Pulumi's `cmd/dynamic-provider`). */
 export function dynamicProviderHostEngine(): string | undefined {
   const main = require.main?.filename ?? process.argv[1] ?? "";
-  return /[\\/]cmd[\\/]dynamic-provider[\\/]index\.js$/.test(main) ? process.argv[2] : undefined;
+  return /[\\/]cmd[\\/]dynamic-provider[\\/]index\.js$/.test(main) ? engineAddressOf(process.argv.slice(2)) : undefined;
 }

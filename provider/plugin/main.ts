@@ -9,10 +9,10 @@
 import { main } from "@pulumi/pulumi/provider";
 import { pluginProvider } from "./provider";
 import { serveWithGaps } from "./_server-gaps";
-import { exitWhenEngineGone } from "../engine-watchdog";
+import { engineAddressOf, exitWhenEngineGone } from "../engine-watchdog";
 
 // A killed engine leaves the plugin running in its own process group: it leaves on its own.
-exitWhenEngineGone(process.argv[2]);
+exitWhenEngineGone(engineAddressOf(process.argv.slice(2)));
 const provider = pluginProvider();
 serveWithGaps(provider, () => main(provider, process.argv.slice(2))).catch((error: unknown) => {
   console.error(error);

@@ -21,9 +21,10 @@ const TEST_TIMEOUT_MS = 600_000;
 const FLEET = 3;
 const SPEC = { sources: [{ type: "inline", target: "task.txt", content: "same for all\n" }] };
 
-/** A program of FLEET identical environments (one spec: they are interchangeable), through `api`. */
+/** A program of `count` (config, default FLEET) identical environments (one spec: they are interchangeable), through `api`. */
 function fleetProgram(api: "genv" | "genv.plugin"): Record<string, string> {
-  return program(`exports.ids = Array.from({ length: ${FLEET} }, (_, i) => new ${api}.Environment("agent-" + i, ${JSON.stringify(SPEC)}).id);`);
+  const count = `new pulumi.Config().getNumber("count") ?? ${FLEET}`;
+  return program(`exports.ids = Array.from({ length: ${count} }, (_, i) => new ${api}.Environment("agent-" + i, ${JSON.stringify(SPEC)}).id);`);
 }
 
 describe("an interrupted deploy (real engine, creates answered 4 s late)", () => {
@@ -71,6 +72,7 @@ describe("an interrupted deploy (real engine, creates answered 4 s late)", () =>
 
   async function interruptedUpThenRecover(dir: string, stack: string, options: { stranger?: boolean } = {}) {
     const before = await listIds(e2e().client);
+    const held = await stateIds(dir, stack);
     // Killed once the API holds every create (all unanswered): the checkpoint lists them as pending.
     const tree = await killDuring(dir, ["up", "--stack", stack], async () => (await listIds(e2e().client)).length >= before.length + FLEET);
     await pulumi(dir, "cancel", "--yes", "--stack", stack);
@@ -98,7 +100,7 @@ describe("an interrupted deploy (real engine, creates answered 4 s late)", () =>
     const after = await listIds(e2e().client);
     const created = after.filter((id) => !before.includes(id)).sort();
     expect(created).toHaveLength(FLEET); // no duplicate
-    expect(await stateIds(dir, stack)).toEqual(created); // no orphan
+    expect(await stateIds(dir, stack)).toEqual([...held, ...created].sort()); // no orphan
     return tree;
   }
 
@@ -126,10 +128,14 @@ describe("an interrupted deploy (real engine, creates answered 4 s late)", () =>
   );
 
   test(
-    "plugin: killed up leaves no plugin process; cancel, recover, up: exactly the declared environments; destroy leaves 0",
+    "plugin, after a completed update: killed up leaves no plugin process; cancel, recover, up: exactly the declared environments; destroy leaves 0",
     async () => {
       const dir = await e2e().workspace.addProgram("plugin", fleetProgram("genv.plugin"), pluginProject("plugin", e2e().pluginBinDir));
-      await e2e().stack(dir, "dev");
+      // One identical environment from a completed update first: the window starts at its end (stack
+      // history), and the state holds it.
+      await e2e().stack(dir, "dev", { config: { count: "1" } });
+      await pulumi(dir, "up", "--yes", "--skip-preview", "--stack", "dev");
+      await pulumi(dir, "config", "set", "count", String(1 + FLEET), "--stack", "dev");
       const tree = await interruptedUpThenRecover(dir, "dev");
       await expectGone(tree, /plugin[\\/]main\.js/);
       await pulumi(dir, "destroy", "--yes", "--skip-preview", "--stack", "dev");
