@@ -193,35 +193,32 @@ export async function recoverInterruptedDeploy(pulumi: PulumiRunner, options: Re
     });
   }
   const ours = creates.filter((operation) => OUR_TYPES.has(operation.resource.type));
+  if (ours.length === 0) {
+    if (report.refusals.length > 0) throw refusal(report);
+    say("no pending create of ours: the next up or destroy finishes the pending deletes and updates; nothing to do");
+    return report;
+  }
 
   // The inputs in plain text, to compare with what the API echoes (in memory only).
-  const revealed = ours.length === 0 ? state : (JSON.parse(await pulumi(["stack", "export", "--show-secrets", ...stackArgs])) as ExportedState);
+  const revealed = JSON.parse(await pulumi(["stack", "export", "--show-secrets", ...stackArgs])) as ExportedState;
   const inputsOf = new Map((revealed.deployment.pending_operations ?? []).map((operation) => [operation.resource.urn, reveal(operation.resource.inputs ?? {}) as Record<string, unknown>]));
-
-  if (ours.length > 0) {
-    const held = await heldIds(pulumi, stack, state);
-    const from = await windowStart(pulumi, stackArgs, state);
-    report.window.from = from;
-    say(`window: environments created ${from === null ? "at any time" : `from ${new Date(from).toISOString()}`} to now, held by no stack of this project (${held.size} ids held)`);
-    const client = options.client ?? (await clientFromStack(pulumi, stackArgs, options.env));
-    try {
-      await decideEnvironments(client, ours.filter((operation) => ENVIRONMENT_TYPES.has(operation.resource.type)), inputsOf, held, from === null ? 0 : from - (options.clockSkewMs ?? 5_000), report);
-      await decideCredentials(client, ours.filter((operation) => CREDENTIAL_TYPES.has(operation.resource.type)), inputsOf, held, report);
-      for (const action of report.actions) say(describeAction(action));
-      if (report.refusals.length > 0) throw refusal(report, stackArgs);
-      if (options.dryRun) {
-        say("dry run: nothing changed");
-        return report;
-      }
-      for (const action of report.actions) if (action.kind === "delete-and-clear") await client.delete(action.id).catch((error: unknown) => (isNotFound(error) ? undefined : Promise.reject(error)));
-    } finally {
-      if (!options.client) await client.close();
+  const held = await heldIds(pulumi, stack, state);
+  const from = await windowStart(pulumi, stackArgs, state);
+  report.window.from = from;
+  say(`window: environments created ${from === null ? "at any time" : `from ${new Date(from).toISOString()}`} to now, held by no stack of this project (${held.size} ids held)`);
+  const client = options.client ?? (await clientFromStack(pulumi, stackArgs, options.env));
+  try {
+    await decideEnvironments(client, ours.filter((operation) => ENVIRONMENT_TYPES.has(operation.resource.type)), inputsOf, held, from === null ? 0 : from - (options.clockSkewMs ?? 5_000), report);
+    await decideCredentials(client, ours.filter((operation) => CREDENTIAL_TYPES.has(operation.resource.type)), inputsOf, held, report);
+    for (const action of report.actions) say(describeAction(action));
+    if (report.refusals.length > 0) throw refusal(report);
+    if (options.dryRun) {
+      say("dry run: nothing changed");
+      return report;
     }
-  } else if (report.refusals.length > 0) {
-    throw refusal(report, stackArgs);
-  } else if (options.dryRun) {
-    say("dry run: nothing changed");
-    return report;
+    for (const action of report.actions) if (action.kind === "delete-and-clear") await client.delete(action.id).catch((error: unknown) => (isNotFound(error) ? undefined : Promise.reject(error)));
+  } finally {
+    if (!options.client) await client.close();
   }
 
   await importState(pulumi, stackArgs, state, report.actions);
@@ -374,7 +371,7 @@ function describeAction(action: RecoveryAction): string {
   }
 }
 
-function refusal(report: RecoveryReport, stackArgs: string[]): RecoveryRefusedError {
+function refusal(report: RecoveryReport): RecoveryRefusedError {
   const stack = `--stack ${report.stack}`;
   const lines = report.refusals.map(
     ({ urns, candidates, reason }) => `- ${urns.join(", ")}: ${reason}${candidates.length > 0 ? `; candidates: ${candidates.join(", ")}` : ""}`,

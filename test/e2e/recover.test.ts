@@ -11,6 +11,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { promisify } from "node:util";
 
+import type { Stack } from "@pulumi/pulumi/automation";
+
 import { TEST_KEY } from "../support/emulator";
 import { listIds, pluginProject, program, useE2E } from "./_workspace";
 
@@ -70,7 +72,12 @@ describe("an interrupted deploy (real engine, creates answered 4 s late)", () =>
     return tree;
   }
 
-  async function interruptedUpThenRecover(dir: string, stack: string, options: { stranger?: boolean } = {}) {
+  /** Recovery through the installed package's Automation API function, as a program would call it. */
+  const recoverStack = (stack: Stack, options: { dryRun?: boolean } = {}): Promise<{ applied: boolean; lines: string[] }> =>
+    (require(path.join(e2e().workspace.root, "node_modules", "pulumi-gemini-environments")) as typeof import("../../index")).recoverStack(stack, options);
+
+  /** Kills `pulumi up`, cancels, recovers (`genv recover`, or `recoverStack` given `automation`), runs `up`; checks that no environment is doubled or orphaned. */
+  async function interruptedUpThenRecover(dir: string, stack: string, options: { stranger?: boolean; automation?: Stack } = {}) {
     const before = await listIds(e2e().client);
     const held = await stateIds(dir, stack);
     // Killed once the API holds every create (all unanswered): the checkpoint lists them as pending.
@@ -90,11 +97,20 @@ describe("an interrupted deploy (real engine, creates answered 4 s late)", () =>
       await genv(dir, "env", "rm", stranger.id);
     }
 
-    const plan = await genv(dir, "recover", "--stack", stack, "--dry-run");
-    expect(plan).toMatchObject({ code: 0 });
-    expect(plan.output.match(/^adopt env_/gm)).toHaveLength(FLEET);
-    const recovered = await genv(dir, "recover", "--stack", stack);
-    expect(recovered.output).toMatch(new RegExp(`done: ${FLEET} adopted, 0 cleared`));
+    if (options.automation) {
+      const plan = await recoverStack(options.automation, { dryRun: true });
+      expect(plan.applied).toBe(false);
+      expect(plan.lines.filter((line) => line.startsWith("adopt env_"))).toHaveLength(FLEET);
+      const recovered = await recoverStack(options.automation);
+      expect(recovered.applied).toBe(true);
+      expect(recovered.lines).toContain(`done: ${FLEET} adopted, 0 cleared; run pulumi up`);
+    } else {
+      const plan = await genv(dir, "recover", "--stack", stack, "--dry-run");
+      expect(plan).toMatchObject({ code: 0 });
+      expect(plan.output.match(/^adopt env_/gm)).toHaveLength(FLEET);
+      const recovered = await genv(dir, "recover", "--stack", stack);
+      expect(recovered.output).toMatch(new RegExp(`done: ${FLEET} adopted, 0 cleared`));
+    }
 
     await pulumi(dir, "up", "--yes", "--skip-preview", "--stack", stack);
     const after = await listIds(e2e().client);
@@ -128,15 +144,15 @@ describe("an interrupted deploy (real engine, creates answered 4 s late)", () =>
   );
 
   test(
-    "plugin, after a completed update: killed up leaves no plugin process; cancel, recover, up: exactly the declared environments; destroy leaves 0",
+    "plugin, after a completed update: killed up leaves no plugin process; cancel, recoverStack (Automation API), up: exactly the declared environments; destroy leaves 0",
     async () => {
       const dir = await e2e().workspace.addProgram("plugin", fleetProgram("genv.plugin"), pluginProject("plugin", e2e().pluginBinDir));
       // One identical environment from a completed update first: the window starts at its end (stack
       // history), and the state holds it.
-      await e2e().stack(dir, "dev", { config: { count: "1" } });
+      const stack = await e2e().stack(dir, "dev", { config: { count: "1" } });
       await pulumi(dir, "up", "--yes", "--skip-preview", "--stack", "dev");
       await pulumi(dir, "config", "set", "count", String(1 + FLEET), "--stack", "dev");
-      const tree = await interruptedUpThenRecover(dir, "dev");
+      const tree = await interruptedUpThenRecover(dir, "dev", { automation: stack });
       await expectGone(tree, /plugin[\\/]main\.js/);
       await pulumi(dir, "destroy", "--yes", "--skip-preview", "--stack", "dev");
       expect(await listIds(e2e().client)).toEqual([]);
