@@ -4,7 +4,8 @@
 // exist, every one in state, and `destroy` leaves none. Through the dynamic provider and through the
 // plugin; with identical environments in another stack of the same account (never touched); with a
 // stranger's identical environment made meanwhile (refused, named, nothing changed). A killed
-// destroy, retried, leaves none; a killed in-place update (the upload), retried, converges. The issue's acceptance run (20 environments) is the same shape;
+// destroy, retried, leaves none; a killed in-place update (the upload), retried, converges; and
+// examples/gitops' `ci/check.sh deploy`, retried, recovers first. The issue's acceptance run (20 environments) is the same shape;
 // these keep the fleets small for a loaded 2-core machine.
 import { execFile, spawn } from "node:child_process";
 import * as fs from "node:fs";
@@ -51,7 +52,7 @@ describe("an interrupted deploy (real engine, creates answered 4 s late)", () =>
   };
   const stateIds = async (dir: string, stack: string) => {
     const { deployment } = JSON.parse(await pulumi(dir, "stack", "export", "--stack", stack));
-    return (deployment.resources ?? []).filter((resource: { type: string }) => /Environment$/.test(resource.type)).map((resource: { id: string }) => resource.id).sort();
+    return (deployment.resources ?? []).filter((resource: { type: string; custom?: boolean }) => resource.custom && /Environment$/.test(resource.type)).map((resource: { id: string }) => resource.id).sort();
   };
 
   /**
@@ -199,6 +200,26 @@ describe("an interrupted deploy (real engine, creates answered 4 s late)", () =>
       expect(JSON.parse(await pulumi(dir, "stack", "export", "--stack", "dev")).deployment.pending_operations ?? []).toEqual([]);
       await pulumi(dir, "destroy", "--yes", "--skip-preview", "--stack", "dev");
       expect(await listIds(e2e().client)).toEqual([]);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  test(
+    "examples/gitops: the retried `ci/check.sh deploy` recovers the interrupted deploy first: one environment, in state",
+    async () => {
+      const dir = await e2e().workspace.addExample("gitops");
+      await e2e().stack(dir, "prod");
+      const before = await listIds(e2e().client);
+      await killDuring(dir, ["up", "--stack", "prod"], async () => (await listIds(e2e().client)).length > before.length);
+      await pulumi(dir, "cancel", "--yes", "--stack", "prod");
+      const { stderr } = await execFileAsync(path.join(dir, "ci/check.sh"), ["deploy"], { cwd: dir, env: { ...env(), STACK: "prod" }, maxBuffer: 16 * 1024 * 1024 });
+      expect(stderr).toContain("--- genv recover (the last deploy was interrupted)");
+      expect(stderr).toContain("done: 1 adopted, 0 cleared");
+      const created = (await listIds(e2e().client)).filter((id) => !before.includes(id));
+      expect(created).toHaveLength(1);
+      expect(await stateIds(dir, "prod")).toEqual(created);
+      await pulumi(dir, "destroy", "--yes", "--skip-preview", "--stack", "prod");
+      expect(await listIds(e2e().client)).toEqual(before);
     },
     TEST_TIMEOUT_MS,
   );
