@@ -20,22 +20,29 @@ const CONNECT_TIMEOUT_MS = 2_000;
 let watching = false;
 
 /**
- * Exits the process (code 1) once a connect to `engineAddress` (`127.0.0.1:PORT`) is refused. The
- * timer is unref'd: it never keeps a process alive by itself. At most one watchdog per process.
+ * Exits the process (code 1) once a connect to `engineAddress` (`127.0.0.1:PORT`) is refused after
+ * one succeeded. The timer is unref'd: it never keeps a process alive by itself. At most one
+ * watchdog per process.
  */
 export function exitWhenEngineGone(engineAddress: string | undefined, onGone: () => void = () => process.exit(1)): void {
   const match = /^(.*):(\d+)$/.exec(engineAddress ?? "");
   if (watching || !match) return;
   watching = true;
   const [, host, port] = match;
+  // Gone means seen, then refused: a process started with an address nobody ever served (a test
+  // talking to the plugin directly) is not a killed engine's.
+  let seen = false;
   const check = () => {
     const socket = net.connect({ host, port: Number(port) });
     socket.setTimeout(CONNECT_TIMEOUT_MS);
-    socket.once("connect", () => socket.destroy());
+    socket.once("connect", () => {
+      seen = true;
+      socket.destroy();
+    });
     socket.once("timeout", () => socket.destroy());
     socket.once("error", (error: NodeJS.ErrnoException) => {
       socket.destroy();
-      if (error.code === "ECONNREFUSED") onGone();
+      if (seen && error.code === "ECONNREFUSED") onGone();
     });
   };
   setInterval(check, INTERVAL_MS).unref();

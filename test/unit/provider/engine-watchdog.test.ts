@@ -13,11 +13,13 @@ describe("engineAddressOf", () => {
 });
 
 describe("exitWhenEngineGone", () => {
-  test("calls onGone once nothing listens at the engine's address any more", async () => {
+  test("calls onGone once nothing listens any more at the engine's address it reached before", async () => {
     const engine = net.createServer((socket) => socket.destroy());
     await new Promise<void>((resolve) => engine.listen(0, "127.0.0.1", resolve));
     const { port } = engine.address() as net.AddressInfo;
+    const seen = new Promise<void>((resolve) => engine.once("connection", () => resolve()));
     const gone = new Promise<void>((resolve) => exitWhenEngineGone(`127.0.0.1:${port}`, resolve));
+    await seen; // gone means seen, then refused
     await new Promise<void>((resolve) => engine.close(() => resolve()));
     await gone; // jest's timeout fails the test when it never comes
   });
