@@ -29,7 +29,7 @@ export function exitWhenEngineGone(engineAddress: string | undefined, onGone: ()
   if (watching || !match) return;
   watching = true;
   const [, host, port] = match;
-  // Gone means seen, then refused: a process started with an address nobody ever served (a test
+  // Gone means reached, then refused: a process started with an address nobody ever served (a test
   // talking to the plugin directly) is not a killed engine's.
   let seen = false;
   const check = () => {
@@ -45,6 +45,9 @@ export function exitWhenEngineGone(engineAddress: string | undefined, onGone: ()
       if (seen && error.code === "ECONNREFUSED") onGone();
     });
   };
+  // At once: the engine is waiting on this process now (for the plugin's port, or the dynamic host's
+  // answer to the call that loaded us), so the first connect finds it even if it is killed soon after.
+  check();
   setInterval(check, INTERVAL_MS).unref();
 }
 
