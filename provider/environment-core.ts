@@ -110,11 +110,10 @@ export const environmentCore: ResourceCore<EnvironmentInputs, EnvironmentOutputs
 
   async create(client, inputs) {
     if (inputs.adopt !== undefined) return adoptExisting(client, inputs, inputs.adopt);
-    const request: Record<string, unknown> = {};
-    for (const [property, { wire }] of INPUTS) if (wire !== undefined) request[wire] = inputs[property];
+    const request = createRequestOf(inputs);
     // A create whose answer is lost (a reset, a timeout, a 5xx) is found again rather than made twice:
     // sdk/converge.ts says how, and what it relies on.
-    const { environment } = await createEnvironmentConverging(client, request as CreateEnvironmentRequest);
+    const { environment } = await createEnvironmentConverging(client, request);
     // The create response is the only one that carries a self_hosted environment's key.
     return { id: environment.id, outs: outputsOf(environment, inputs) };
   },
@@ -181,6 +180,13 @@ export const environmentCore: ResourceCore<EnvironmentInputs, EnvironmentOutputs
     }
   },
 };
+
+/** The CreateEnvironment request that `inputs` declare (wire names; what `create` sends). */
+export function createRequestOf(inputs: EnvironmentInputs): CreateEnvironmentRequest {
+  const request: Record<string, unknown> = {};
+  for (const [property, { wire }] of INPUTS) if (wire !== undefined && inputs[property] !== undefined) request[wire] = inputs[property];
+  return request as CreateEnvironmentRequest;
+}
 
 /** Takes an existing environment under management after checking it holds what is declared. */
 async function adoptExisting(client: EnvironmentsClient, inputs: EnvironmentInputs, adoptId: string) {
