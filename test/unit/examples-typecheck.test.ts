@@ -50,6 +50,7 @@ test.each(examples)("examples/%s has what a Pulumi project needs", (example) => 
   const dir = path.join(examplesDir, example);
   expect(fs.readFileSync(path.join(dir, "Pulumi.yaml"), "utf8")).toMatch(/^runtime: nodejs$/m);
   const pkg = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"));
-  expect(pkg.dependencies).toEqual({ "@pulumi/pulumi": "3.248.0", "pulumi-gemini-environments": "file:../.." });
+  // The policy pack runs in the pull-request check, so the example depends on its optional peer.
+  expect(pkg.dependencies).toEqual({ "@pulumi/policy": "1.21.0", "@pulumi/pulumi": "3.248.0", "pulumi-gemini-environments": "file:../.." });
   expect(fs.existsSync(path.join(dir, "README.md"))).toBe(true);
 });
