@@ -25,7 +25,7 @@ import { containsUnknown, EnvironmentComputed, EnvironmentInputs, type Environme
 import { propertyChanges, type ChangeKind } from "./property-diff";
 import { changedFiles, declaredHookFiles, driftedHookFiles, updatableInPlace } from "./inline-files";
 import { addChanges, checkFailure, PartialUpdateError, type ResourceCore, type ResourceDiff } from "./resource-core";
-import { isNumber, isOptional, propertiesOf, propertyMeta, wireNames, wireValue } from "./resource-schema";
+import { declaredValue, isNumber, isOptional, normalValue, propertiesOf, propertyMeta, wireNames, wireValue } from "./resource-schema";
 
 // ---------------------------------------------------------------------------------------------
 // Properties, from their schemas (environment-inputs.ts)
@@ -107,7 +107,7 @@ export const environmentCore: ResourceCore<EnvironmentInputs, EnvironmentOutputs
       if (change === undefined) continue;
       // An omitted input means its `absent` value (mode: on_demand): declaring that is no change; nor is
       // declaring the same value in another form (network `{disabled: true}` and `"disabled"`).
-      const [old, now] = [wireValue(meta, olds[property]) ?? absent, wireValue(meta, news[property]) ?? absent];
+      const [old, now] = [normalValue(meta, olds[property]) ?? absent, normalValue(meta, news[property]) ?? absent];
       const replace = change === "replace" && !(property === "sources" && sourcesInPlace);
       addChanges(diff, propertyChanges(old, now, property), { replace, input: true });
     }
@@ -201,7 +201,7 @@ async function adoptExisting(client: EnvironmentsClient, inputs: EnvironmentInpu
   for (const property of ADOPT_COMPARED) {
     const meta = propertyMeta(EnvironmentInputs.shape[property]);
     const { wire, absent } = meta;
-    propertyChanges((environment as Record<string, unknown>)[wire ?? property] ?? absent, wireValue(meta, inputs[property]) ?? absent, property, differences);
+    propertyChanges(declaredValue(meta, (environment as Record<string, unknown>)[wire ?? property]) ?? absent, normalValue(meta, inputs[property]) ?? absent, property, differences);
   }
   if (differences.size > 0) {
     const message =
@@ -236,8 +236,10 @@ function inputsOf(props: Partial<EnvironmentOutputs>): EnvironmentInputs {
  */
 function importedInputs(environment: Environment): EnvironmentInputs {
   const inputs: Record<string, unknown> = {};
-  for (const [property, { wire, absent }] of INPUTS) {
-    const value = wire === undefined ? undefined : (environment as Record<string, unknown>)[wire];
+  for (const [property, meta] of INPUTS) {
+    const { wire, absent } = meta;
+    // In the declared form (network `{disabled: true}`), which every language's generated code binds.
+    const value = wire === undefined ? undefined : declaredValue(meta, (environment as Record<string, unknown>)[wire]);
     // The API echoes its defaults (mode: on_demand): an input left out means the same, and reads better.
     if (value !== undefined && value !== absent) inputs[property] = value;
   }

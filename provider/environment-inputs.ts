@@ -56,9 +56,18 @@ export type NetworkDeclared = z.infer<typeof NetworkDeclared>;
 
 /** The API's form of a declared network: `{disabled: true}` is `"disabled"`; the API's own forms are kept. */
 export function networkToWire(network: NetworkDeclared): Network {
-  if (typeof network === "string" || network.allowlist === "disabled") return network as Network;
+  if (network === null || typeof network !== "object" || network.allowlist === "disabled") return network as Network;
   if ("disabled" in network && network.disabled === true) return "disabled";
   return { allowlist: (network.allowlist ?? []) as Array<z.infer<typeof AllowlistEntry>> };
+}
+
+/** The declared form of the API's network: `"disabled"` (either way) is `{disabled: true}`, and a transform a list of maps. */
+export function networkFromWire(network: Network): NetworkInput {
+  if (network === "disabled" || (typeof network === "object" && network !== null && network.allowlist === "disabled")) return { disabled: true };
+  if (typeof network !== "object" || network === null || !Array.isArray(network.allowlist)) return network as unknown as NetworkInput;
+  return {
+    allowlist: network.allowlist.map(({ transform, ...entry }) => ({ ...entry, ...(transform !== undefined && { transform: Array.isArray(transform) ? transform : [transform] }) })),
+  };
 }
 
 export const EnvironmentInputs = z
@@ -73,6 +82,7 @@ export const EnvironmentInputs = z
       description: "Egress policy: omitted (all egress allowed), `{allowlist: [...]}` or `{disabled: true}`. Any change replaces the environment.",
       wire: "network",
       toWire: networkToWire,
+      fromWire: networkFromWire,
       change: "replace",
     }),
     fromEnvironment: z

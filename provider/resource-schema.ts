@@ -22,6 +22,8 @@ export interface PropertyMeta {
    * (`network: {disabled: true}` is the API's `"disabled"`); none: the value as declared.
    */
   toWire?: (value: never) => unknown;
+  /** The declared form of the API's value (the inverse of `toWire`): what an import declares. */
+  fromWire?: (value: never) => unknown;
   /** What a change of this input does: `replace` the resource or `update` it in place; none: nothing. */
   change?: "replace" | "update";
   /** Secret whatever its origin: the API never returns it, and the state holds it encrypted. */
@@ -51,6 +53,19 @@ export function propertiesOf<Shape extends z.ZodRawShape>(object: z.ZodObject<Sh
 /** A declared property's value as the API takes it (meta `toWire`); unchanged where the forms are the same. */
 export function wireValue(meta: PropertyMeta, value: unknown): unknown {
   return meta.toWire === undefined || value === undefined ? value : (meta.toWire as (value: unknown) => unknown)(value);
+}
+
+/** The API's value of a property in its declared form (meta `fromWire`). */
+export function declaredValue(meta: PropertyMeta, wire: unknown): unknown {
+  return meta.fromWire === undefined || wire === undefined ? wire : (meta.fromWire as (value: unknown) => unknown)(wire);
+}
+
+/**
+ * A declared value in the one form that comparisons use: the same policy declared in another form
+ * (`"disabled"` and `{disabled: true}`; one header map and a list of it) is the same value.
+ */
+export function normalValue(meta: PropertyMeta, value: unknown): unknown {
+  return declaredValue(meta, wireValue(meta, value));
 }
 
 /** Input property ↔ wire field, for the properties that have one. */
