@@ -10,8 +10,9 @@
  * - records → `{type: "object", additionalProperties}`; unions → `oneOf` (with a `discriminator` when
  *   every branch is an object type with a constant `type`);
  * - `HooksConfig` is a map, which a Pulumi type cannot be: it is written inline where used
- *   (`{additionalProperties: HooksGroup}`); a network is declared as `NetworkAllowlist`, the form every
- *   language binds (provider/environment-inputs.ts), though the provider also takes the API's forms.
+ *   (`{additionalProperties: HooksGroup}`); so is `Network`, the union of NetworkAllowlist and the API's forms;
+ * - a `bindableOr` union (provider/resource-schema.ts) → its first branch, the form every language binds
+ *   (`network`, `transform`, `injectionLocation` as lists or objects), though the provider takes the others too.
  * Property names are camelCase, as Pulumi's are: the resources' own are the TypeScript SDK's
  * (`fromEnvironment`, `fileCount`), a nested type's wire fields are renamed (`tool_call` → `toolCall`,
  * provider/resource-schema.ts `schemaName`), and the provider renames them back (`withWireNames`).
@@ -27,7 +28,7 @@ import { CredentialInputs, CredentialOutputs } from "../provider/credential-inpu
 import { HooksTestCase } from "../hooks/cases";
 import { AllowlistEntryInput, EnvironmentInputs, EnvironmentOutputs, NetworkDeclared, NetworkInput, UpdateStrategy } from "../provider/environment-inputs";
 import { GuardedEnvironmentInputs, GuardedEnvironmentOutputs, HookBundleInput } from "../provider/guarded-environment-inputs";
-import { propertiesOf, schemaName } from "../provider/resource-schema";
+import { BINDABLE, propertiesOf, schemaName } from "../provider/resource-schema";
 import * as sdk from "../sdk/schemas";
 
 export const PACKAGE = "gemini-environments";
@@ -210,6 +211,7 @@ class Converter {
   private typeSpec(schema: Json): Json {
     if (typeof schema.$ref === "string") return this.ref(schema.$ref.replace("#/$/", ""));
     const union = (schema.anyOf ?? schema.oneOf) as Json[] | undefined;
+    if (union && schema[BINDABLE] === true) return this.typeSpec(union[0] as Json);
     if (union) return this.union(union);
     switch (schema.type) {
       case "string":
@@ -230,7 +232,7 @@ class Converter {
   }
 
   private ref(id: string): Json {
-    if (id === "Network") return { $ref: `#/types/${token("NetworkAllowlist")}` };
+    if (id === "Network") return this.typeSpec(this.schemas.Network as Json);
     if (id === "HooksConfig") return this.typeSpec(this.schemas.HooksConfig as Json);
     return { $ref: `#/types/${token(id)}` };
   }
