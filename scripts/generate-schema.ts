@@ -40,7 +40,7 @@ type Json = Record<string, unknown>;
 // Named types: zod schema → Pulumi type name, and which source file documents it
 // ---------------------------------------------------------------------------------------------
 
-const NAMED: Array<[z.ZodType, string]> = [
+export const NAMED: Array<[z.ZodType, string]> = [
   [sdk.SourceType, "SourceType"],
   [sdk.EnvironmentMode, "EnvironmentMode"],
   [UpdateStrategy, "UpdateStrategy"],
@@ -59,7 +59,7 @@ const NAMED: Array<[z.ZodType, string]> = [
 const INLINED = new Set(["Network", "HooksConfig"]);
 
 /** The resources and components: inputs, and outputs (which may restate inputs). */
-const RESOURCES: Array<[string, z.ZodObject, z.ZodObject, { isComponent?: true }?]> = [
+export const RESOURCES: Array<[string, z.ZodObject, z.ZodObject, { isComponent?: true }?]> = [
   ["Credential", CredentialInputs, CredentialOutputs],
   ["Environment", EnvironmentInputs, EnvironmentOutputs],
   ["GuardedEnvironment", GuardedEnvironmentInputs, GuardedEnvironmentOutputs, { isComponent: true }],
@@ -250,7 +250,7 @@ class Converter {
   }
 }
 
-function repositoryRoot(): string {
+export function repositoryRoot(): string {
   for (let dir = __dirname; ; dir = path.dirname(dir)) {
     if (fs.existsSync(path.join(dir, "package.json")) && fs.existsSync(path.join(dir, "schema.json"))) return dir;
     if (path.dirname(dir) === dir) throw new Error("generate-schema: cannot find the package root (package.json next to schema.json)");
