@@ -58,6 +58,8 @@ export interface StackOptions {
   secrets?: Record<string, string>;
   /** A Python program: the venv of scripts/python-venv first on PATH (its language host runs `python3`). */
   python?: boolean;
+  /** Environment variables set over the engine's (and the Python venv's PATH), e.g. a PATH without Node.js. */
+  env?: Record<string, string>;
 }
 
 /** The fixture for one test file: call at the top of a describe block; the returned getter works inside tests. */
@@ -84,6 +86,7 @@ export function useE2E(options: { emulator?: Partial<EmulatorOptions> } = {}): (
         const env = { ...engine.env };
         if (stackOptions.python) env.PATH = [await pythonVenvBinDir(), env.PATH].join(path.delimiter);
         if (stackOptions.credentials === undefined || stackOptions.credentials === "env") Object.assign(env, { GOOGLE_API_KEY: TEST_KEY, GOOGLE_GEMINI_BASE_URL: emulator.url });
+        Object.assign(env, stackOptions.env);
         const stack = await LocalWorkspace.createOrSelectStack({ stackName, workDir: dir }, { envVars: env, pulumiCommand: command });
         if (stackOptions.credentials === "config") {
           await stack.setConfig("gemini-environments:apiKey", { value: TEST_KEY, secret: true });

@@ -1,0 +1,140 @@
+// The engine fetches the plugin by itself, as it does for every published provider: scripts/release
+// writes the plugin tarball of this machine's platform, a local HTTP server stands in for the release
+// host, and PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES (`regexp=URL`, matched against the plugin's download
+// source) sends the engine there. PULUMI_HOME starts empty and no Pulumi.yaml names a plugin path: a
+// Pulumi YAML program that asks for the package's version runs up (the engine downloads and installs
+// the plugin), a no-op preview (no second download), destroy. On Linux the downloaded plugin is the
+// single executable, and the programs run with no Node.js on PATH at all.
+import { execFile } from "node:child_process";
+import * as fs from "node:fs";
+import * as http from "node:http";
+import type { AddressInfo } from "node:net";
+import * as os from "node:os";
+import * as path from "node:path";
+import { promisify } from "node:util";
+
+import type { Stack } from "@pulumi/pulumi/automation";
+
+import { repoRoot } from "./engine";
+import { E2E_TEST_TIMEOUT_MS, listIds, useE2E } from "./_workspace";
+
+const execFileAsync = promisify(execFile);
+const VERSION: string = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")).version;
+const PLATFORM = `${os.platform()}-${{ x64: "amd64", arm64: "arm64" }[os.arch() as string] ?? os.arch()}`;
+const TARBALL = `pulumi-resource-gemini-environments-v${VERSION}-${PLATFORM}.tar.gz`;
+const RELEASE_TIMEOUT_MS = 600_000;
+
+/** A stand-in for the release host: `dir`'s files over HTTP on 127.0.0.1, every request's path logged. */
+async function serveReleaseDir(dir: string): Promise<{ url: string; requests: string[]; close(): Promise<void> }> {
+  const requests: string[] = [];
+  const server = http.createServer((request, response) => {
+    const name = decodeURIComponent(new URL(request.url ?? "/", "http://host").pathname.slice(1));
+    requests.push(`${request.method} /${name}`);
+    const file = path.join(dir, path.basename(name));
+    fs.stat(file, (error, stat) => {
+      if (error || !stat.isFile() || name.includes("/")) {
+        response.writeHead(404).end("not found\n");
+        return;
+      }
+      response.writeHead(200, { "content-type": "application/gzip", "content-length": stat.size });
+      fs.createReadStream(file).pipe(response);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+const YAML_PROGRAM = `name: downloaded-yaml
+runtime: yaml
+resources:
+  token:
+    type: gemini-environments:Credential
+    properties:
+      credentialId: downloaded-token
+      type: bearer_token
+      token:
+        fn::secret: ghp_downloaded-4b1e
+    options:
+      version: ${VERSION}
+  agent:
+    type: gemini-environments:Environment
+    properties:
+      sources:
+        - type: inline
+          target: workspace/TASK.md
+          content: "Triage the open issues.\\n"
+    options:
+      version: ${VERSION}
+outputs:
+  environmentId: \${agent.id}
+  status: \${agent.status}
+  credentialStatus: \${token.status}
+`;
+
+describe("the engine downloads the plugin from the release host (empty PULUMI_HOME, no plugin path)", () => {
+  const e2e = useE2E();
+  let scratch: string;
+  let host: Awaited<ReturnType<typeof serveReleaseDir>>;
+  /** The programs' environment: the download override, and on Linux a PATH with no Node.js. */
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    scratch = await fs.promises.mkdtemp(path.join(os.tmpdir(), "genv-plugin-download-"));
+    const release = path.join(scratch, "release");
+    await execFileAsync(path.join(repoRoot, "scripts", "release"), ["--out", release, "--platforms", PLATFORM], { cwd: repoRoot, maxBuffer: 16 * 1024 * 1024 });
+    host = await serveReleaseDir(release);
+    env = { PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES: `gemini-environments=${host.url}` };
+    // The single executable needs no Node.js: the engine and its YAML language host need nothing on PATH.
+    if (os.platform() === "linux") env.PATH = e2e().engine.binDir;
+  }, RELEASE_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await host?.close();
+    await fs.promises.rm(scratch, { recursive: true, force: true });
+  });
+
+  describe("a Pulumi YAML program", () => {
+    let stack: Stack;
+    let dir: string;
+
+    beforeAll(async () => {
+      dir = path.join(e2e().workspace.root, "programs", "downloaded-yaml");
+      await fs.promises.mkdir(dir, { recursive: true });
+      await fs.promises.writeFile(path.join(dir, "Pulumi.yaml"), YAML_PROGRAM);
+      stack = await e2e().stack(dir, "downloaded", { env });
+    }, E2E_TEST_TIMEOUT_MS);
+
+    test("up downloads the plugin once from the release host, installs it, and creates the resources", async () => {
+      const plugins = path.join(e2e().engine.env.PULUMI_HOME, "plugins");
+      expect(fs.existsSync(path.join(plugins, `resource-gemini-environments-v${VERSION}`))).toBe(false);
+
+      const up = await e2e().run(stack, (s, onOutput) => s.up({ onOutput }));
+      expect(up.summary.resourceChanges).toEqual({ create: 3 });
+      expect(up.outputs.status.value).toBe("active");
+      expect(up.outputs.credentialStatus.value).toBe("active");
+      expect(host.requests).toEqual([`GET /${TARBALL}`]);
+
+      const installed = path.join(plugins, `resource-gemini-environments-v${VERSION}`, "pulumi-resource-gemini-environments");
+      const listed = await e2e().pulumi(["plugin", "ls"], dir);
+      expect(listed).toMatch(new RegExp(`gemini-environments\\s+resource\\s+${VERSION.replace(/\./g, "\\.")}`));
+      // On Linux the engine runs the single executable (an ELF binary), not the shell launcher.
+      const magic = (await fs.promises.readFile(installed)).subarray(0, 4);
+      expect(magic.toString("latin1")).toBe(os.platform() === "linux" ? "\x7fELF" : "#!/b");
+      expect(await e2e().client.get(up.outputs.environmentId.value)).toMatchObject({ status: "active" });
+    }, E2E_TEST_TIMEOUT_MS);
+
+    test("a no-op preview shows no change and downloads nothing more", async () => {
+      const preview = await e2e().run(stack, (s, onOutput) => s.preview({ onOutput }));
+      expect(preview.changeSummary).toEqual({ same: 3 });
+      expect(host.requests).toEqual([`GET /${TARBALL}`]);
+    }, E2E_TEST_TIMEOUT_MS);
+
+    test("destroy leaves nothing", async () => {
+      const destroy = await e2e().run(stack, (s, onOutput) => s.destroy({ onOutput }));
+      expect(destroy.summary.resourceChanges).toEqual({ delete: 3 });
+      expect(await listIds(e2e().client)).toEqual([]);
+      await expect(e2e().client.credentials.get("downloaded-token")).rejects.toThrow();
+    }, E2E_TEST_TIMEOUT_MS);
+  });
+});
