@@ -17,6 +17,13 @@ export interface PropertyMeta {
   description: string;
   /** The API's field, e.g. `from_environment`; none for a property that is never sent (`adopt`). */
   wire?: string;
+  /**
+   * The API's form of a declared value, where a declaration may take another form than the wire's
+   * (`network: {disabled: true}` is the API's `"disabled"`); none: the value as declared.
+   */
+  toWire?: (value: never) => unknown;
+  /** The declared form of the API's value (the inverse of `toWire`): what an import declares. */
+  fromWire?: (value: never) => unknown;
   /** What a change of this input does: `replace` the resource or `update` it in place; none: nothing. */
   change?: "replace" | "update";
   /** Secret whatever its origin: the API never returns it, and the state holds it encrypted. */
@@ -43,11 +50,91 @@ export function propertiesOf<Shape extends z.ZodRawShape>(object: z.ZodObject<Sh
   return Object.entries(object.shape).map(([name, schema]) => [name, propertyMeta(schema as z.ZodType), schema as z.ZodType]);
 }
 
+/** A declared property's value as the API takes it (meta `toWire`); unchanged where the forms are the same. */
+export function wireValue(meta: PropertyMeta, value: unknown): unknown {
+  return meta.toWire === undefined || value === undefined ? value : (meta.toWire as (value: unknown) => unknown)(value);
+}
+
+/** The API's value of a property in its declared form (meta `fromWire`). */
+export function declaredValue(meta: PropertyMeta, wire: unknown): unknown {
+  return meta.fromWire === undefined || wire === undefined ? wire : (meta.fromWire as (value: unknown) => unknown)(wire);
+}
+
+/**
+ * A declared value in the one form that comparisons use: the same policy declared in another form
+ * (`"disabled"` and `{disabled: true}`; one header map and a list of it) is the same value.
+ */
+export function normalValue(meta: PropertyMeta, value: unknown): unknown {
+  return declaredValue(meta, wireValue(meta, value));
+}
+
 /** Input property ↔ wire field, for the properties that have one. */
 export function wireNames(object: z.ZodObject): { toWire: Record<string, string>; toInput: Record<string, string> } {
   const toWire: Record<string, string> = {};
   for (const [name, meta] of propertiesOf(object)) if (meta.wire !== undefined) toWire[name] = meta.wire;
   return { toWire, toInput: Object.fromEntries(Object.entries(toWire).map(([name, wire]) => [wire, name])) };
+}
+
+/**
+ * A field's name in schema.json, and so in every generated SDK: Pulumi names properties in camelCase,
+ * so a wire field of a nested type (`pre_tool_execution`, `tool_call`) is `preToolExecution`, `toolCall`.
+ */
+export function schemaName(wire: string): string {
+  return wire.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+}
+
+/**
+ * `value`, declared with schema.json's names, with the wire's names that `schema` (a wire shape) reads:
+ * every object's keys renamed back (`toolCall` → `tool_call`), however deep; a map's own keys (a
+ * record: group names, header names) are kept, and so is a key already written as on the wire.
+ */
+export function withWireNames(schema: z.ZodType, value: unknown): unknown {
+  const def = (schema as unknown as { _zod: { def: ZodDef } })._zod.def;
+  switch (def.type) {
+    case "optional":
+    case "nullable":
+    case "default":
+    case "prefault":
+    case "readonly":
+    case "nonoptional":
+    case "catch":
+      return withWireNames(def.innerType as z.ZodType, value);
+    case "pipe":
+      return withWireNames(def.in as z.ZodType, value);
+    case "lazy":
+      return withWireNames((def.getter as () => z.ZodType)(), value);
+    case "array":
+      return Array.isArray(value) ? value.map((item) => withWireNames(def.element as z.ZodType, item)) : value;
+    case "record":
+      return isPlainObject(value) ? Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withWireNames(def.valueType as z.ZodType, item)])) : value;
+    case "object": {
+      if (!isPlainObject(value)) return value;
+      const bySchemaName = new Map(Object.keys(def.shape as object).map((wire) => [schemaName(wire), wire]));
+      const shape = def.shape as Record<string, z.ZodType>;
+      return Object.fromEntries(
+        Object.entries(value).map(([key, item]) => {
+          const wire = key in shape ? key : (bySchemaName.get(key) ?? key);
+          return [wire, shape[wire] ? withWireNames(shape[wire], item) : item];
+        }),
+      );
+    }
+    case "union": {
+      // The first branch that reads the renamed value; none does: the first branch's renaming, for its errors.
+      const candidates = (def.options as z.ZodType[]).map((option) => [option, withWireNames(option, value)] as const);
+      return (candidates.find(([option, renamed]) => option.safeParse(renamed).success) ?? candidates[0])?.[1];
+    }
+    default:
+      return value;
+  }
+}
+
+interface ZodDef {
+  type: string;
+  [key: string]: unknown;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 /** Whether a property schema accepts undefined. */

@@ -40,7 +40,7 @@ const YAML_PROGRAM = `resources:
       hooks:
         config:
           security-gate:
-            pre_tool_execution:
+            preToolExecution:
               - matcher: code_execution
                 hooks:
                   - type: command
