@@ -27,6 +27,7 @@ export const credentialCore: ResourceCore<CredentialInputs, CredentialOutputs> =
   name: "Credential",
   secretProperties: SECRET_PROPERTIES,
   inputProperties: propertiesOf(CredentialInputs).map(([property]) => property),
+  inputsInOutputs: ["credentialId", "type"],
 
   check(_olds, news) {
     const issues: Issue[] = [];
