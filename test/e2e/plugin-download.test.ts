@@ -69,6 +69,7 @@ resources:
 outputs:
   environmentId: \${agent.id}
   status: \${agent.status}
+  credentialId: \${token.credentialId}
   credentialStatus: \${token.status}
 `;
 
@@ -113,6 +114,7 @@ describe("the engine downloads the plugin from the release host (empty PULUMI_HO
       expect(up.summary.resourceChanges).toEqual({ create: 3 });
       expect(up.outputs.status.value).toBe("active");
       expect(up.outputs.credentialStatus.value).toBe("active");
+      expect(up.outputs.credentialId.value).toBe("downloaded-token");
       expect(host.requests).toEqual([`GET /${TARBALL}`]);
 
       const installed = path.join(plugins, `resource-gemini-environments-v${VERSION}`, "pulumi-resource-gemini-environments");
