@@ -3,8 +3,10 @@
 // host, and PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES (`regexp=URL`, matched against the plugin's download
 // source) sends the engine there. PULUMI_HOME starts empty and no Pulumi.yaml names a plugin path: a
 // Pulumi YAML program that asks for the package's version runs up (the engine downloads and installs
-// the plugin), a no-op preview (no second download), destroy. On Linux the downloaded plugin is the
-// single executable, and the programs run with no Node.js on PATH at all.
+// the plugin), a no-op preview (no second download), destroy; then, with another empty PULUMI_HOME, a
+// Python program whose venv holds only `pulumi` and our wheel (whose pulumi-plugin.json names the
+// version and the download URL) does the same. On Linux the downloaded plugin is the single
+// executable, and the programs run with no Node.js on PATH at all.
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as http from "node:http";
@@ -15,7 +17,7 @@ import { promisify } from "node:util";
 
 import type { Stack } from "@pulumi/pulumi/automation";
 
-import { repoRoot } from "./engine";
+import { pythonSdkVenvBinDir, repoRoot } from "./engine";
 import { E2E_TEST_TIMEOUT_MS, listIds, useE2E } from "./_workspace";
 
 const execFileAsync = promisify(execFile);
@@ -71,6 +73,21 @@ outputs:
   status: \${agent.status}
   credentialId: \${token.credentialId}
   credentialStatus: \${token.status}
+`;
+
+const PYTHON_PROGRAM = `"""Typed classes of the generated SDK; the engine downloads the plugin that serves them."""
+import pulumi
+import pulumi_gemini_environments as genv
+
+token = genv.Credential("token", credential_id="downloaded-py-token", type="bearer_token", token=pulumi.Output.secret("ghp_downloaded-py"))
+agent = genv.Environment(
+    "agent",
+    sources=[genv.SourceArgs(type=genv.SourceType.INLINE, target="workspace/TASK.md", content="Triage the open issues.\\n")],
+    network=genv.NetworkAllowlistArgs(allowlist=[genv.AllowlistEntryArgs(domain="api.github.com", credential=token.credential_id)]),
+)
+pulumi.export("environmentId", agent.id)
+pulumi.export("status", agent.status)
+pulumi.export("credentialId", token.credential_id)
 `;
 
 describe("the engine downloads the plugin from the release host (empty PULUMI_HOME, no plugin path)", () => {
@@ -137,6 +154,55 @@ describe("the engine downloads the plugin from the release host (empty PULUMI_HO
       expect(destroy.summary.resourceChanges).toEqual({ delete: 3 });
       expect(await listIds(e2e().client)).toEqual([]);
       await expect(e2e().client.credentials.get("downloaded-token")).rejects.toThrow();
+    }, E2E_TEST_TIMEOUT_MS);
+  });
+
+  describe("a Python program, its venv holding only pulumi and our wheel", () => {
+    let stack: Stack;
+    let dir: string;
+    let home: string;
+    let pythonEnv: Record<string, string>;
+
+    beforeAll(async () => {
+      dir = path.join(e2e().workspace.root, "programs", "downloaded-python");
+      await fs.promises.mkdir(dir, { recursive: true });
+      await fs.promises.writeFile(path.join(dir, "Pulumi.yaml"), "name: downloaded-python\nruntime: python\n");
+      await fs.promises.writeFile(path.join(dir, "__main__.py"), PYTHON_PROGRAM);
+      home = path.join(scratch, "python-home");
+      await fs.promises.mkdir(home);
+      const venvBin = await pythonSdkVenvBinDir();
+      pythonEnv = { ...env, PULUMI_HOME: home, PATH: [venvBin, env.PATH ?? e2e().engine.env.PATH].join(path.delimiter) };
+      stack = await e2e().stack(dir, "downloaded", { env: pythonEnv });
+    }, RELEASE_TIMEOUT_MS);
+
+    test("up downloads the plugin into the empty PULUMI_HOME and creates the credential and the environment that references it", async () => {
+      const before = host.requests.length;
+      const up = await e2e().run(stack, (s, onOutput) => s.up({ onOutput }));
+      expect(up.summary.resourceChanges).toEqual({ create: 3 });
+      expect(up.outputs.status.value).toBe("active");
+      expect(up.outputs.credentialId.value).toBe("downloaded-py-token");
+      expect(host.requests.slice(before)).toEqual([`GET /${TARBALL}`]);
+      expect(fs.existsSync(path.join(home, "plugins", `resource-gemini-environments-v${VERSION}`, "pulumi-resource-gemini-environments"))).toBe(true);
+      const environment = await e2e().client.get(up.outputs.environmentId.value);
+      expect(environment.network).toEqual({ allowlist: [{ domain: "api.github.com", credential: "downloaded-py-token" }] });
+    }, E2E_TEST_TIMEOUT_MS);
+
+    test("a no-op preview shows no change, makes no API call and downloads nothing more", async () => {
+      const before = host.requests.length;
+      let preview: Awaited<ReturnType<Stack["preview"]>> | undefined;
+      const requests = await e2e().requestsDuring(async () => {
+        preview = await e2e().run(stack, (s, onOutput) => s.preview({ onOutput }));
+      });
+      expect(preview!.changeSummary).toEqual({ same: 3 });
+      expect(requests).toEqual([]);
+      expect(host.requests.length).toBe(before);
+    }, E2E_TEST_TIMEOUT_MS);
+
+    test("destroy leaves nothing", async () => {
+      const destroy = await e2e().run(stack, (s, onOutput) => s.destroy({ onOutput }));
+      expect(destroy.summary.resourceChanges).toEqual({ delete: 3 });
+      expect(await listIds(e2e().client)).toEqual([]);
+      await expect(e2e().client.credentials.get("downloaded-py-token")).rejects.toThrow();
     }, E2E_TEST_TIMEOUT_MS);
   });
 });
