@@ -14,6 +14,7 @@
  * default is no change; `environmentKey` comes in the create response only (meta `once`), and
  * `read` keeps the state's value.
  */
+import { isDeepStrictEqual } from "node:util";
 import type { EnvironmentsClient } from "../sdk/client";
 import { createEnvironmentConverging } from "../sdk/converge";
 import { isNotFound } from "../sdk/errors";
@@ -25,7 +26,7 @@ import { containsUnknown, EnvironmentComputed, EnvironmentInputs, type Environme
 import { propertyChanges, type ChangeKind } from "./property-diff";
 import { changedFiles, declaredHookFiles, driftedHookFiles, updatableInPlace } from "./inline-files";
 import { addChanges, checkFailure, PartialUpdateError, type ResourceCore, type ResourceDiff } from "./resource-core";
-import { declaredValue, isNumber, isOptional, normalValue, propertiesOf, propertyMeta, wireNames, wireValue } from "./resource-schema";
+import { declaredValue, isNumber, isOptional, normalValue, propertiesOf, propertyMeta, wireNames, wireValue, type PropertyMeta } from "./resource-schema";
 
 // ---------------------------------------------------------------------------------------------
 // Properties, from their schemas (environment-inputs.ts)
@@ -105,11 +106,10 @@ export const environmentCore: ResourceCore<EnvironmentInputs, EnvironmentOutputs
     for (const [property, meta] of INPUTS) {
       const { change, absent } = meta;
       if (change === undefined) continue;
-      // An omitted input means its `absent` value (mode: on_demand): declaring that is no change; nor is
-      // declaring the same value in another form (network `{disabled: true}` and `"disabled"`).
-      const [old, now] = [normalValue(meta, olds[property]) ?? absent, normalValue(meta, news[property]) ?? absent];
+      // An omitted input means its `absent` value (mode: on_demand): declaring that is no change.
+      const [old, now] = [olds[property] ?? absent, news[property] ?? absent];
       const replace = change === "replace" && !(property === "sources" && sourcesInPlace);
-      addChanges(diff, propertyChanges(old, now, property), { replace, input: true });
+      addChanges(diff, declaredChanges(meta, old, now, property), { replace, input: true });
     }
     // Hook files refresh found rewritten: uploading the declared content restores them.
     if (olds.driftedHookFiles?.length) diff.changes.set("driftedHookFiles", { kind: "update", replace: replaceAll, input: false });
@@ -201,7 +201,7 @@ async function adoptExisting(client: EnvironmentsClient, inputs: EnvironmentInpu
   for (const property of ADOPT_COMPARED) {
     const meta = propertyMeta(EnvironmentInputs.shape[property]);
     const { wire, absent } = meta;
-    propertyChanges(declaredValue(meta, (environment as Record<string, unknown>)[wire ?? property]) ?? absent, normalValue(meta, inputs[property]) ?? absent, property, differences);
+    declaredChanges(meta, (environment as Record<string, unknown>)[wire ?? property] ?? absent, inputs[property] ?? absent, property, differences);
   }
   if (differences.size > 0) {
     const message =
@@ -210,6 +210,15 @@ async function adoptExisting(client: EnvironmentsClient, inputs: EnvironmentInpu
     throw new InvalidInputError([issueAt(["adopt"], "adopt-differs", message)]);
   }
   return { id: environment.id, outs: outputsOf(environment, inputs) };
+}
+
+/**
+ * The changed paths of a property between two values, as `propertyChanges` names them; the same value
+ * in another form (meta `toWire`: network `"disabled"` and `{disabled: true}`) is no change.
+ */
+function declaredChanges(meta: PropertyMeta, before: unknown, after: unknown, property: string, changes = new Map<string, ChangeKind>()): Map<string, ChangeKind> {
+  if (meta.toWire !== undefined && isDeepStrictEqual(normalValue(meta, before), normalValue(meta, after))) return changes;
+  return propertyChanges(before, after, property, changes);
 }
 
 /** The state after an update that stopped part-way: the computed outputs from before, the inputs as applied. */

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { AllowlistEntry, DEFAULT_ENVIRONMENT_MODE, EnvironmentMode, HeaderMap, Network, Source } from "../sdk/schemas";
-import type { InputsOf } from "./resource-schema";
+import { bindableOr, type InputsOf } from "./resource-schema";
 
 // ---------------------------------------------------------------------------------------------
 // Schemas
@@ -49,7 +49,7 @@ export const NetworkInput = z
 export type NetworkInput = z.infer<typeof NetworkInput>;
 
 /** A network as declared: the form above, or one of the API's (`"disabled"`, `{allowlist: "disabled"}`, a single transform map). */
-export const NetworkDeclared = z.union([NetworkInput, Network], {
+export const NetworkDeclared = bindableOr(NetworkInput, Network, {
   error: 'must be {allowlist: [{domain: "…"}]} or {disabled: true} (the API\'s "disabled" and {"allowlist": […]} are accepted too)',
 });
 export type NetworkDeclared = z.infer<typeof NetworkDeclared>;

@@ -10,7 +10,7 @@
  * ```
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type { z } from "zod";
+import { z } from "zod";
 
 export interface PropertyMeta {
   /** What the property is, for schema.json and every language's docs. */
@@ -39,6 +39,19 @@ export interface PropertyMeta {
   /** An output the API returns in the create response only: read keeps the value from the state. */
   once?: boolean;
 }
+
+/**
+ * A value declared in `bindable`, the one form schema.json shows because every language binds it, or in
+ * the API's other forms (`also`), which the provider takes as well: the API's unions of a list and a
+ * single value (`transform`, `injection_location`) or of a string and an object (`network`) do not
+ * bind in Python and Go. scripts/generate-schema.ts writes the first branch of a union so marked.
+ */
+export function bindableOr<Bindable extends z.ZodType, Also extends z.ZodType>(bindable: Bindable, also: Also, params?: { error: string }) {
+  return z.union([bindable, also], params).meta({ [BINDABLE]: true });
+}
+
+/** The meta key that marks a `bindableOr` union. */
+export const BINDABLE = "bindableFirst";
 
 /** The `.meta` of a property schema. */
 export function propertyMeta(schema: z.ZodType): PropertyMeta {

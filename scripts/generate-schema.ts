@@ -10,8 +10,9 @@
  * - records → `{type: "object", additionalProperties}`; unions → `oneOf` (with a `discriminator` when
  *   every branch is an object type with a constant `type`);
  * - `HooksConfig` is a map, which a Pulumi type cannot be: it is written inline where used
- *   (`{additionalProperties: HooksGroup}`); a network is declared as `NetworkAllowlist`, the form every
- *   language binds (provider/environment-inputs.ts), though the provider also takes the API's forms.
+ *   (`{additionalProperties: HooksGroup}`); so is `Network`, the union of NetworkAllowlist and the API's forms;
+ * - a `bindableOr` union (provider/resource-schema.ts) → its first branch, the form every language binds
+ *   (`network`, `transform`, `injectionLocation` as lists or objects), though the provider takes the others too.
  * Property names are camelCase, as Pulumi's are: the resources' own are the TypeScript SDK's
  * (`fromEnvironment`, `fileCount`), a nested type's wire fields are renamed (`tool_call` → `toolCall`,
  * provider/resource-schema.ts `schemaName`), and the provider renames them back (`withWireNames`).
@@ -27,7 +28,7 @@ import { CredentialInputs, CredentialOutputs } from "../provider/credential-inpu
 import { HooksTestCase } from "../hooks/cases";
 import { AllowlistEntryInput, EnvironmentInputs, EnvironmentOutputs, NetworkDeclared, NetworkInput, UpdateStrategy } from "../provider/environment-inputs";
 import { GuardedEnvironmentInputs, GuardedEnvironmentOutputs, HookBundleInput } from "../provider/guarded-environment-inputs";
-import { propertiesOf, schemaName } from "../provider/resource-schema";
+import { BINDABLE, propertiesOf, schemaName } from "../provider/resource-schema";
 import * as sdk from "../sdk/schemas";
 
 export const PACKAGE = "gemini-environments";
@@ -39,7 +40,7 @@ type Json = Record<string, unknown>;
 // Named types: zod schema → Pulumi type name, and which source file documents it
 // ---------------------------------------------------------------------------------------------
 
-const NAMED: Array<[z.ZodType, string]> = [
+export const NAMED: Array<[z.ZodType, string]> = [
   [sdk.SourceType, "SourceType"],
   [sdk.EnvironmentMode, "EnvironmentMode"],
   [UpdateStrategy, "UpdateStrategy"],
@@ -58,7 +59,7 @@ const NAMED: Array<[z.ZodType, string]> = [
 const INLINED = new Set(["Network", "HooksConfig"]);
 
 /** The resources and components: inputs, and outputs (which may restate inputs). */
-const RESOURCES: Array<[string, z.ZodObject, z.ZodObject, { isComponent?: true }?]> = [
+export const RESOURCES: Array<[string, z.ZodObject, z.ZodObject, { isComponent?: true }?]> = [
   ["Credential", CredentialInputs, CredentialOutputs],
   ["Environment", EnvironmentInputs, EnvironmentOutputs],
   ["GuardedEnvironment", GuardedEnvironmentInputs, GuardedEnvironmentOutputs, { isComponent: true }],
@@ -210,6 +211,7 @@ class Converter {
   private typeSpec(schema: Json): Json {
     if (typeof schema.$ref === "string") return this.ref(schema.$ref.replace("#/$/", ""));
     const union = (schema.anyOf ?? schema.oneOf) as Json[] | undefined;
+    if (union && schema[BINDABLE] === true) return this.typeSpec(union[0] as Json);
     if (union) return this.union(union);
     switch (schema.type) {
       case "string":
@@ -230,7 +232,7 @@ class Converter {
   }
 
   private ref(id: string): Json {
-    if (id === "Network") return { $ref: `#/types/${token("NetworkAllowlist")}` };
+    if (id === "Network") return this.typeSpec(this.schemas.Network as Json);
     if (id === "HooksConfig") return this.typeSpec(this.schemas.HooksConfig as Json);
     return { $ref: `#/types/${token(id)}` };
   }
@@ -248,7 +250,7 @@ class Converter {
   }
 }
 
-function repositoryRoot(): string {
+export function repositoryRoot(): string {
   for (let dir = __dirname; ; dir = path.dirname(dir)) {
     if (fs.existsSync(path.join(dir, "package.json")) && fs.existsSync(path.join(dir, "schema.json"))) return dir;
     if (path.dirname(dir) === dir) throw new Error("generate-schema: cannot find the package root (package.json next to schema.json)");

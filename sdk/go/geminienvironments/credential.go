@@ -26,8 +26,8 @@ type Credential struct {
 	CredentialId pulumi.StringOutput `pulumi:"credentialId"`
 	// bearer_token: the header to set; default `Authorization`.
 	HeaderName pulumi.StringPtrOutput `pulumi:"headerName"`
-	// environment_variable: `header`, `query`, `body`, or a list of them.
-	InjectionLocation pulumi.AnyOutput `pulumi:"injectionLocation"`
+	// environment_variable: where the value is injected, a list of `header`, `query` and `body` (the API also takes one of them alone).
+	InjectionLocation pulumi.StringArrayOutput `pulumi:"injectionLocation"`
 	// bearer_token: put before the token with a space; default `Bearer`, `""` for none.
 	Prefix pulumi.StringPtrOutput `pulumi:"prefix"`
 	// oauth2: the refresh token (secret, write-only).
@@ -120,8 +120,8 @@ type credentialArgs struct {
 	CredentialId *string `pulumi:"credentialId"`
 	// bearer_token: the header to set; default `Authorization`.
 	HeaderName *string `pulumi:"headerName"`
-	// environment_variable: `header`, `query`, `body`, or a list of them.
-	InjectionLocation interface{} `pulumi:"injectionLocation"`
+	// environment_variable: where the value is injected, a list of `header`, `query` and `body` (the API also takes one of them alone).
+	InjectionLocation []string `pulumi:"injectionLocation"`
 	// bearer_token: put before the token with a space; default `Bearer`, `""` for none.
 	Prefix *string `pulumi:"prefix"`
 	// oauth2: the refresh token (secret, write-only).
@@ -150,8 +150,8 @@ type CredentialArgs struct {
 	CredentialId pulumi.StringPtrInput
 	// bearer_token: the header to set; default `Authorization`.
 	HeaderName pulumi.StringPtrInput
-	// environment_variable: `header`, `query`, `body`, or a list of them.
-	InjectionLocation pulumi.Input
+	// environment_variable: where the value is injected, a list of `header`, `query` and `body` (the API also takes one of them alone).
+	InjectionLocation pulumi.StringArrayInput
 	// bearer_token: put before the token with a space; default `Bearer`, `""` for none.
 	Prefix pulumi.StringPtrInput
 	// oauth2: the refresh token (secret, write-only).
@@ -232,9 +232,9 @@ func (o CredentialOutput) HeaderName() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Credential) pulumi.StringPtrOutput { return v.HeaderName }).(pulumi.StringPtrOutput)
 }
 
-// environment_variable: `header`, `query`, `body`, or a list of them.
-func (o CredentialOutput) InjectionLocation() pulumi.AnyOutput {
-	return o.ApplyT(func(v *Credential) pulumi.AnyOutput { return v.InjectionLocation }).(pulumi.AnyOutput)
+// environment_variable: where the value is injected, a list of `header`, `query` and `body` (the API also takes one of them alone).
+func (o CredentialOutput) InjectionLocation() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v *Credential) pulumi.StringArrayOutput { return v.InjectionLocation }).(pulumi.StringArrayOutput)
 }
 
 // bearer_token: put before the token with a space; default `Bearer`, `""` for none.

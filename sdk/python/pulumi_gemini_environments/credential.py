@@ -24,7 +24,7 @@ class CredentialArgs:
                  client_secret: pulumi.Input[Optional[_builtins.str]] = None,
                  credential_id: pulumi.Input[Optional[_builtins.str]] = None,
                  header_name: pulumi.Input[Optional[_builtins.str]] = None,
-                 injection_location: pulumi.Input[Optional[Union[_builtins.str, Sequence[pulumi.Input[_builtins.str]]]]] = None,
+                 injection_location: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  prefix: pulumi.Input[Optional[_builtins.str]] = None,
                  refresh_token: pulumi.Input[Optional[_builtins.str]] = None,
                  scopes: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
@@ -40,7 +40,7 @@ class CredentialArgs:
         :param pulumi.Input[_builtins.str] client_secret: oauth2: the client secret (secret, write-only).
         :param pulumi.Input[_builtins.str] credential_id: The id allowlist entries reference (`network.allowlist[].credential`), 1–128 of `[A-Za-z0-9._-]`, e.g. `gh-token`. Default: the resource name with a suffix fixed by project, stack and name. A change replaces the credential.
         :param pulumi.Input[_builtins.str] header_name: bearer_token: the header to set; default `Authorization`.
-        :param pulumi.Input[Union[_builtins.str, Sequence[pulumi.Input[_builtins.str]]]] injection_location: environment_variable: `header`, `query`, `body`, or a list of them.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] injection_location: environment_variable: where the value is injected, a list of `header`, `query` and `body` (the API also takes one of them alone).
         :param pulumi.Input[_builtins.str] prefix: bearer_token: put before the token with a space; default `Bearer`, `""` for none.
         :param pulumi.Input[_builtins.str] refresh_token: oauth2: the refresh token (secret, write-only).
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] scopes: oauth2: scopes to request.
@@ -137,14 +137,14 @@ class CredentialArgs:
 
     @_builtins.property
     @pulumi.getter(name="injectionLocation")
-    def injection_location(self) -> pulumi.Input[Optional[Union[_builtins.str, Sequence[pulumi.Input[_builtins.str]]]]]:
+    def injection_location(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]:
         """
-        environment_variable: `header`, `query`, `body`, or a list of them.
+        environment_variable: where the value is injected, a list of `header`, `query` and `body` (the API also takes one of them alone).
         """
         return pulumi.get(self, "injection_location")
 
     @injection_location.setter
-    def injection_location(self, value: pulumi.Input[Optional[Union[_builtins.str, Sequence[pulumi.Input[_builtins.str]]]]]):
+    def injection_location(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]):
         pulumi.set(self, "injection_location", value)
 
     @_builtins.property
@@ -242,7 +242,7 @@ class Credential(pulumi.CustomResource):
                  client_secret: pulumi.Input[Optional[_builtins.str]] = None,
                  credential_id: pulumi.Input[Optional[_builtins.str]] = None,
                  header_name: pulumi.Input[Optional[_builtins.str]] = None,
-                 injection_location: pulumi.Input[Optional[Union[_builtins.str, Sequence[pulumi.Input[_builtins.str]]]]] = None,
+                 injection_location: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  prefix: pulumi.Input[Optional[_builtins.str]] = None,
                  refresh_token: pulumi.Input[Optional[_builtins.str]] = None,
                  scopes: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
@@ -261,7 +261,7 @@ class Credential(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] client_secret: oauth2: the client secret (secret, write-only).
         :param pulumi.Input[_builtins.str] credential_id: The id allowlist entries reference (`network.allowlist[].credential`), 1–128 of `[A-Za-z0-9._-]`, e.g. `gh-token`. Default: the resource name with a suffix fixed by project, stack and name. A change replaces the credential.
         :param pulumi.Input[_builtins.str] header_name: bearer_token: the header to set; default `Authorization`.
-        :param pulumi.Input[Union[_builtins.str, Sequence[pulumi.Input[_builtins.str]]]] injection_location: environment_variable: `header`, `query`, `body`, or a list of them.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] injection_location: environment_variable: where the value is injected, a list of `header`, `query` and `body` (the API also takes one of them alone).
         :param pulumi.Input[_builtins.str] prefix: bearer_token: put before the token with a space; default `Bearer`, `""` for none.
         :param pulumi.Input[_builtins.str] refresh_token: oauth2: the refresh token (secret, write-only).
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] scopes: oauth2: scopes to request.
@@ -299,7 +299,7 @@ class Credential(pulumi.CustomResource):
                  client_secret: pulumi.Input[Optional[_builtins.str]] = None,
                  credential_id: pulumi.Input[Optional[_builtins.str]] = None,
                  header_name: pulumi.Input[Optional[_builtins.str]] = None,
-                 injection_location: pulumi.Input[Optional[Union[_builtins.str, Sequence[pulumi.Input[_builtins.str]]]]] = None,
+                 injection_location: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  prefix: pulumi.Input[Optional[_builtins.str]] = None,
                  refresh_token: pulumi.Input[Optional[_builtins.str]] = None,
                  scopes: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
@@ -419,9 +419,9 @@ class Credential(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter(name="injectionLocation")
-    def injection_location(self) -> pulumi.Output[Optional[Any]]:
+    def injection_location(self) -> pulumi.Output[Optional[Sequence[_builtins.str]]]:
         """
-        environment_variable: `header`, `query`, `body`, or a list of them.
+        environment_variable: where the value is injected, a list of `header`, `query` and `body` (the API also takes one of them alone).
         """
         return pulumi.get(self, "injection_location")
 

@@ -127,7 +127,8 @@ describe("Environment", () => {
 
     const imported = await plugin.read("Environment", created.id);
     expect(imported.id).toBe(created.id);
-    expect(imported.inputs).toEqual({ sources: [sources[0], { ...sources[1], content: "hunter2" }], network: "disabled" });
+    // The network in the form every language's generated code binds (the API answers "disabled").
+    expect(imported.inputs).toEqual({ sources: [sources[0], { ...sources[1], content: "hunter2" }], network: { disabled: true } });
     expect(imported.properties).toMatchObject({ status: "active", fileCount: 2 });
     expect(imported.properties).not.toHaveProperty("sources");
 
