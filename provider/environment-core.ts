@@ -50,7 +50,7 @@ const ADOPT_COMPARED = ["sources", "network", "mode", "systemInstruction", "cust
 export const environmentCore: ResourceCore<EnvironmentInputs, EnvironmentOutputs> = {
   name: "Environment",
   secretProperties: [...INPUTS, ...OUTPUTS].filter(([, { secret }]) => secret).map(([property]) => property),
-  inputProperties: INPUTS.map(([property]) => property),
+  restatedInputs: INPUTS.map(([property]) => property),
 
   check(_olds, news) {
     const issues: Issue[] = [];

@@ -74,12 +74,13 @@ export function pluginProvider(): PluginProvider {
   /** Secret paths of the values, plus the type's always-secret properties. */
   const secretPaths = (core: AnyCore, ...found: Path[][]): Path[] => [...found.flat(), ...core.secretProperties.map((property) => [property])];
   /**
-   * The outputs the plugin returns: the computed ones, and the few inputs the schema lists as outputs
-   * every resource has (the core's `inputsInOutputs`). The state keeps the other inputs once, in its
-   * inputs (the engine sends them back as old inputs), so an environment's sources are not stored twice.
+   * The outputs the plugin returns: all but the inputs they only restate (`restatedInputs`). The state
+   * keeps those once, in its inputs (the engine sends them back as old inputs; every SDK falls back to
+   * an input for a property the outputs leave out, on update), so an environment's sources are not
+   * stored twice.
    */
   const computed = (core: AnyCore, outs: object) =>
-    Object.fromEntries(Object.entries(outs).filter(([property]) => !core.inputProperties.includes(property) || core.inputsInOutputs?.includes(property)));
+    Object.fromEntries(Object.entries(outs).filter(([property]) => !core.restatedInputs.includes(property)));
   /** The old state as the core sees it: the old inputs with the computed outputs over them. */
   const oldState = (olds: unknown, oldInputs: unknown) => reveal({ ...((oldInputs as object) ?? {}), ...((olds as object) ?? {}) });
 

@@ -194,8 +194,8 @@ describe("Credential", () => {
   test("the token is secret in check's inputs (so in the state) whatever its origin, and never in the outputs", async () => {
     expect((await plugin.check("Credential", bearer)).inputs).toEqual({ ...bearer, token: SECRET("ghp_one") });
     const created = await plugin.create("Credential", bearer);
-    // Its id and type are outputs too, as schema.json says: a program reads them back, at preview as well.
-    expect(created).toMatchObject({ id: "plugin-token", properties: { credentialId: "plugin-token", type: "bearer_token", status: "active" } });
+    // credentialId stays in the outputs: an allowlist's reference to it is known at preview.
+    expect(created).toMatchObject({ id: "plugin-token", properties: { status: "active", credentialId: "plugin-token" } });
     expect(JSON.stringify(created.properties)).not.toContain("ghp_one");
   });
 
