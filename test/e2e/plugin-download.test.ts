@@ -5,7 +5,8 @@
 // Pulumi YAML program that asks for the package's version runs up (the engine downloads and installs
 // the plugin), a no-op preview (no second download), destroy; then, with another empty PULUMI_HOME, a
 // Python program whose venv holds only `pulumi` and our wheel (whose pulumi-plugin.json names the
-// version and the download URL) does the same. On Linux the downloaded plugin is the single
+// version and the download URL) does the same, with a GuardedEnvironment whose policy case the
+// downloaded plugin runs at preview. On Linux the downloaded plugin is the single
 // executable, and the programs run with no Node.js on PATH at all.
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
@@ -85,9 +86,20 @@ agent = genv.Environment(
     sources=[genv.SourceArgs(type=genv.SourceType.INLINE, target="workspace/TASK.md", content="Triage the open issues.\\n")],
     network=genv.NetworkAllowlistArgs(allowlist=[genv.AllowlistEntryArgs(domain="api.github.com", credential=token.credential_id)]),
 )
+GATE = "import json, sys\\ncode = json.load(sys.stdin)['tool_call']['args'].get('code', '')\\nprint(json.dumps({'decision': 'deny', 'reason': 'destructive'} if 'rm -rf' in code else {'decision': 'allow'}))\\n"
+guarded = genv.GuardedEnvironment(
+    "guarded",
+    hooks=genv.HookBundleArgs(
+        config={"gate": genv.HooksGroupArgs(pre_tool_execution=[genv.HooksRuleArgs(matcher="code_execution", hooks=[genv.CommandHandlerArgs(type="command", command="python3 /.agents/hooks-scripts/gate.py", timeout=10)])])},
+        scripts={"gate.py": GATE},
+        tests=[genv.HooksTestCaseArgs(name="rm is blocked", tool_call={"name": "code_execution", "args": {"code": "rm -rf /"}}, expect="deny", reason="destructive")],
+    ),
+    network=genv.NetworkAllowlistArgs(disabled=True),
+)
 pulumi.export("environmentId", agent.id)
 pulumi.export("status", agent.status)
 pulumi.export("credentialId", token.credential_id)
+pulumi.export("guardedId", guarded.environment_id)
 `;
 
 describe("the engine downloads the plugin from the release host (empty PULUMI_HOME, no plugin path)", () => {
@@ -175,16 +187,18 @@ describe("the engine downloads the plugin from the release host (empty PULUMI_HO
       stack = await e2e().stack(dir, "downloaded", { env: pythonEnv });
     }, RELEASE_TIMEOUT_MS);
 
-    test("up downloads the plugin into the empty PULUMI_HOME and creates the credential and the environment that references it", async () => {
+    test("up downloads the plugin into the empty PULUMI_HOME and creates the credential, the environment that references it, and the guarded environment", async () => {
       const before = host.requests.length;
       const up = await e2e().run(stack, (s, onOutput) => s.up({ onOutput }));
-      expect(up.summary.resourceChanges).toEqual({ create: 3 });
+      // The stack, the credential, the environment, the component and its environment.
+      expect(up.summary.resourceChanges).toEqual({ create: 5 });
       expect(up.outputs.status.value).toBe("active");
       expect(up.outputs.credentialId.value).toBe("downloaded-py-token");
       expect(host.requests.slice(before)).toEqual([`GET /${TARBALL}`]);
       expect(fs.existsSync(path.join(home, "plugins", `resource-gemini-environments-v${VERSION}`, "pulumi-resource-gemini-environments"))).toBe(true);
       const environment = await e2e().client.get(up.outputs.environmentId.value);
       expect(environment.network).toEqual({ allowlist: [{ domain: "api.github.com", credential: "downloaded-py-token" }] });
+      expect((await e2e().client.get(up.outputs.guardedId.value)).status).toBe("active");
     }, E2E_TEST_TIMEOUT_MS);
 
     test("a no-op preview shows no change, makes no API call and downloads nothing more", async () => {
@@ -193,14 +207,24 @@ describe("the engine downloads the plugin from the release host (empty PULUMI_HO
       const requests = await e2e().requestsDuring(async () => {
         preview = await e2e().run(stack, (s, onOutput) => s.preview({ onOutput }));
       });
-      expect(preview!.changeSummary).toEqual({ same: 3 });
+      expect(preview!.changeSummary).toEqual({ same: 5 });
       expect(requests).toEqual([]);
       expect(host.requests.length).toBe(before);
     }, E2E_TEST_TIMEOUT_MS);
 
+    test("the downloaded plugin runs the policy cases at preview: a case the gate does not meet fails it", async () => {
+      const program = path.join(dir, "__main__.py");
+      await fs.promises.writeFile(program, PYTHON_PROGRAM.replace('expect="deny", reason="destructive"', 'expect="allow"'));
+      try {
+        await expect(e2e().run(stack, (s, onOutput) => s.preview({ onOutput }))).rejects.toThrow(/policy tests failed \(1 of 1\):\s+- rm is blocked: expected allow, got deny/);
+      } finally {
+        await fs.promises.writeFile(program, PYTHON_PROGRAM);
+      }
+    }, E2E_TEST_TIMEOUT_MS);
+
     test("destroy leaves nothing", async () => {
       const destroy = await e2e().run(stack, (s, onOutput) => s.destroy({ onOutput }));
-      expect(destroy.summary.resourceChanges).toEqual({ delete: 3 });
+      expect(destroy.summary.resourceChanges).toEqual({ delete: 5 });
       expect(await listIds(e2e().client)).toEqual([]);
       await expect(e2e().client.credentials.get("downloaded-py-token")).rejects.toThrow();
     }, E2E_TEST_TIMEOUT_MS);
