@@ -102,20 +102,8 @@ export function schemaName(wire: string): string {
  * record: group names, header names) are kept, and so is a key already written as on the wire.
  */
 export function withWireNames(schema: z.ZodType, value: unknown): unknown {
-  const def = (schema as unknown as { _zod: { def: ZodDef } })._zod.def;
+  const def = definition(schema);
   switch (def.type) {
-    case "optional":
-    case "nullable":
-    case "default":
-    case "prefault":
-    case "readonly":
-    case "nonoptional":
-    case "catch":
-      return withWireNames(def.innerType as z.ZodType, value);
-    case "pipe":
-      return withWireNames(def.in as z.ZodType, value);
-    case "lazy":
-      return withWireNames((def.getter as () => z.ZodType)(), value);
     case "array":
       return Array.isArray(value) ? value.map((item) => withWireNames(def.element as z.ZodType, item)) : value;
     case "record":
@@ -141,9 +129,49 @@ export function withWireNames(schema: z.ZodType, value: unknown): unknown {
   }
 }
 
+/**
+ * An issue's path in a value `withWireNames` renamed, in schema.json's names again (`["tests", 0,
+ * "tool_call"]` → `["tests", 0, "toolCall"]`): the message names the field as the program wrote it.
+ */
+export function schemaPath(schema: z.ZodType, path: ReadonlyArray<string | number>): Array<string | number> {
+  let current: z.ZodType | undefined = schema;
+  return path.map((segment) => {
+    const def: ZodDef | undefined = current && definition(current);
+    const shapes = def?.type === "union" ? (def.options as z.ZodType[]).map(definition) : def ? [def] : [];
+    const object = shapes.find((shape) => shape.type === "object" && typeof segment === "string" && segment in (shape.shape as object));
+    if (object) {
+      current = (object.shape as Record<string, z.ZodType>)[segment];
+      return schemaName(segment as string);
+    }
+    current = def?.type === "array" ? (def.element as z.ZodType) : def?.type === "record" ? (def.valueType as z.ZodType) : undefined;
+    return segment;
+  });
+}
+
 interface ZodDef {
   type: string;
   [key: string]: unknown;
+}
+
+/** A schema's definition, through the wrappers that do not change a value's shape (optional, default, …). */
+function definition(schema: z.ZodType): ZodDef {
+  const def = (schema as unknown as { _zod: { def: ZodDef } })._zod.def;
+  switch (def.type) {
+    case "optional":
+    case "nullable":
+    case "default":
+    case "prefault":
+    case "readonly":
+    case "nonoptional":
+    case "catch":
+      return definition(def.innerType as z.ZodType);
+    case "pipe":
+      return definition(def.in as z.ZodType);
+    case "lazy":
+      return definition((def.getter as () => z.ZodType)());
+    default:
+      return def;
+  }
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -226,7 +226,7 @@ function propertyTable(
     required.has(property) ? "yes" : "no",
     spec.secret ? "**yes**" : "no",
     ...(withChange ? [change(property) ?? "—"] : []),
-    escapeText(`${spec.description ?? ""}${spec.default !== undefined ? ` Default: \`${JSON.stringify(spec.default)}\`.` : ""}`),
+    escapeText(`${spec.description ?? ""}${spec.default !== undefined && !/\bdefault\b/i.test(spec.description ?? "") ? ` Default: \`${JSON.stringify(spec.default)}\`.` : ""}`),
   ]);
   return [`| ${header.join(" | ")} |`, `| ${header.map(() => "---").join(" | ")} |`, ...rows.map((row) => `| ${row.join(" | ")} |`), ""];
 }

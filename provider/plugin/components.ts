@@ -13,7 +13,7 @@ import { HookBundleInput } from "../guarded-environment-inputs";
 import { HookBundle } from "../hook-bundle";
 import { formatIssuePath, validationIssues } from "../../sdk/issues";
 import { Environment } from "../plugin-resources";
-import { withWireNames } from "../resource-schema";
+import { schemaPath, withWireNames } from "../resource-schema";
 
 class PluginGuardedEnvironment extends GuardedEnvironment {
   protected override createEnvironment(name: string, args: EnvironmentArgs, opts: pulumi.CustomResourceOptions): EnvironmentResource {
@@ -28,7 +28,7 @@ export async function construct(name: string, type: string, inputs: pulumi.Input
   const hooks = withWireNames(HookBundleInput, known(inputs.hooks, "hooks")) as HookBundleInput;
   const parsed = HookBundleInput.safeParse(hooks);
   if (!parsed.success) {
-    const errors = validationIssues(parsed.error, ["hooks"]).map((issue) => ({ propertyPath: formatIssuePath(issue.path), reason: issue.message }));
+    const errors = validationIssues(parsed.error).map((issue) => ({ propertyPath: formatIssuePath(["hooks", ...schemaPath(HookBundleInput, issue.path)]), reason: issue.message }));
     throw new pulumi.InputPropertiesError({ message: `${GUARDED_ENVIRONMENT_TYPE} ${name}: invalid hooks`, errors });
   }
   const bundle = new HookBundle({

@@ -627,11 +627,17 @@ func (o HooksRuleArrayOutput) Index(i pulumi.IntInput) HooksRuleOutput {
 
 // A policy case: a tool call and the decision the hooks must give it, with an optional substring of the deny's reason.
 type HooksTestCase struct {
-	Error    *string                `pulumi:"error"`
-	Event    *string                `pulumi:"event"`
-	Expect   string                 `pulumi:"expect"`
-	Name     *string                `pulumi:"name"`
-	Reason   *string                `pulumi:"reason"`
+	// The post payload's `error`, as after a failed tool.
+	Error *string `pulumi:"error"`
+	// The hooks that decide: `pre_tool_execution` (default) or `post_tool_execution`.
+	Event *string `pulumi:"event"`
+	// The decision expected: `allow` or `deny`.
+	Expect string `pulumi:"expect"`
+	// Shown in the results; default `#<index> <tool>`.
+	Name *string `pulumi:"name"`
+	// A substring the deny's reason must contain.
+	Reason *string `pulumi:"reason"`
+	// The tool call: `{name, args}`, e.g. `{name: "code_execution", args: {code: "rm -rf /"}}`.
 	ToolCall map[string]interface{} `pulumi:"toolCall"`
 }
 
@@ -661,12 +667,18 @@ type HooksTestCaseInput interface {
 
 // A policy case: a tool call and the decision the hooks must give it, with an optional substring of the deny's reason.
 type HooksTestCaseArgs struct {
-	Error    pulumi.StringPtrInput `pulumi:"error"`
-	Event    pulumi.StringPtrInput `pulumi:"event"`
-	Expect   pulumi.StringInput    `pulumi:"expect"`
-	Name     pulumi.StringPtrInput `pulumi:"name"`
-	Reason   pulumi.StringPtrInput `pulumi:"reason"`
-	ToolCall pulumi.MapInput       `pulumi:"toolCall"`
+	// The post payload's `error`, as after a failed tool.
+	Error pulumi.StringPtrInput `pulumi:"error"`
+	// The hooks that decide: `pre_tool_execution` (default) or `post_tool_execution`.
+	Event pulumi.StringPtrInput `pulumi:"event"`
+	// The decision expected: `allow` or `deny`.
+	Expect pulumi.StringInput `pulumi:"expect"`
+	// Shown in the results; default `#<index> <tool>`.
+	Name pulumi.StringPtrInput `pulumi:"name"`
+	// A substring the deny's reason must contain.
+	Reason pulumi.StringPtrInput `pulumi:"reason"`
+	// The tool call: `{name, args}`, e.g. `{name: "code_execution", args: {code: "rm -rf /"}}`.
+	ToolCall pulumi.MapInput `pulumi:"toolCall"`
 }
 
 // Defaults sets the appropriate defaults for HooksTestCaseArgs
@@ -732,26 +744,32 @@ func (o HooksTestCaseOutput) ToHooksTestCaseOutputWithContext(ctx context.Contex
 	return o
 }
 
+// The post payload's `error`, as after a failed tool.
 func (o HooksTestCaseOutput) Error() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v HooksTestCase) *string { return v.Error }).(pulumi.StringPtrOutput)
 }
 
+// The hooks that decide: `pre_tool_execution` (default) or `post_tool_execution`.
 func (o HooksTestCaseOutput) Event() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v HooksTestCase) *string { return v.Event }).(pulumi.StringPtrOutput)
 }
 
+// The decision expected: `allow` or `deny`.
 func (o HooksTestCaseOutput) Expect() pulumi.StringOutput {
 	return o.ApplyT(func(v HooksTestCase) string { return v.Expect }).(pulumi.StringOutput)
 }
 
+// Shown in the results; default `#<index> <tool>`.
 func (o HooksTestCaseOutput) Name() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v HooksTestCase) *string { return v.Name }).(pulumi.StringPtrOutput)
 }
 
+// A substring the deny's reason must contain.
 func (o HooksTestCaseOutput) Reason() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v HooksTestCase) *string { return v.Reason }).(pulumi.StringPtrOutput)
 }
 
+// The tool call: `{name, args}`, e.g. `{name: "code_execution", args: {code: "rm -rf /"}}`.
 func (o HooksTestCaseOutput) ToolCall() pulumi.MapOutput {
 	return o.ApplyT(func(v HooksTestCase) map[string]interface{} { return v.ToolCall }).(pulumi.MapOutput)
 }

@@ -409,11 +409,29 @@ class HooksTestCaseArgsDict(TypedDict):
     A policy case: a tool call and the decision the hooks must give it, with an optional substring of the deny's reason.
     """
     expect: pulumi.Input[_builtins.str]
+    """
+    The decision expected: `allow` or `deny`.
+    """
     tool_call: pulumi.Input[Mapping[str, Any]]
+    """
+    The tool call: `{name, args}`, e.g. `{name: "code_execution", args: {code: "rm -rf /"}}`.
+    """
     error: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    The post payload's `error`, as after a failed tool.
+    """
     event: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    The hooks that decide: `pre_tool_execution` (default) or `post_tool_execution`.
+    """
     name: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    Shown in the results; default `#<index> <tool>`.
+    """
     reason: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    A substring the deny's reason must contain.
+    """
 
 @pulumi.input_type
 class HooksTestCaseArgs:
@@ -426,6 +444,13 @@ class HooksTestCaseArgs:
                  reason: pulumi.Input[Optional[_builtins.str]] = None):
         """
         A policy case: a tool call and the decision the hooks must give it, with an optional substring of the deny's reason.
+
+        :param pulumi.Input[_builtins.str] expect: The decision expected: `allow` or `deny`.
+        :param pulumi.Input[Mapping[str, Any]] tool_call: The tool call: `{name, args}`, e.g. `{name: "code_execution", args: {code: "rm -rf /"}}`.
+        :param pulumi.Input[_builtins.str] error: The post payload's `error`, as after a failed tool.
+        :param pulumi.Input[_builtins.str] event: The hooks that decide: `pre_tool_execution` (default) or `post_tool_execution`.
+        :param pulumi.Input[_builtins.str] name: Shown in the results; default `#<index> <tool>`.
+        :param pulumi.Input[_builtins.str] reason: A substring the deny's reason must contain.
         """
         pulumi.set(__self__, "expect", expect)
         pulumi.set(__self__, "tool_call", tool_call)
@@ -443,6 +468,9 @@ class HooksTestCaseArgs:
     @_builtins.property
     @pulumi.getter
     def expect(self) -> pulumi.Input[_builtins.str]:
+        """
+        The decision expected: `allow` or `deny`.
+        """
         return pulumi.get(self, "expect")
 
     @expect.setter
@@ -452,6 +480,9 @@ class HooksTestCaseArgs:
     @_builtins.property
     @pulumi.getter(name="toolCall")
     def tool_call(self) -> pulumi.Input[Mapping[str, Any]]:
+        """
+        The tool call: `{name, args}`, e.g. `{name: "code_execution", args: {code: "rm -rf /"}}`.
+        """
         return pulumi.get(self, "tool_call")
 
     @tool_call.setter
@@ -461,6 +492,9 @@ class HooksTestCaseArgs:
     @_builtins.property
     @pulumi.getter
     def error(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        The post payload's `error`, as after a failed tool.
+        """
         return pulumi.get(self, "error")
 
     @error.setter
@@ -470,6 +504,9 @@ class HooksTestCaseArgs:
     @_builtins.property
     @pulumi.getter
     def event(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        The hooks that decide: `pre_tool_execution` (default) or `post_tool_execution`.
+        """
         return pulumi.get(self, "event")
 
     @event.setter
@@ -479,6 +516,9 @@ class HooksTestCaseArgs:
     @_builtins.property
     @pulumi.getter
     def name(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Shown in the results; default `#<index> <tool>`.
+        """
         return pulumi.get(self, "name")
 
     @name.setter
@@ -488,6 +528,9 @@ class HooksTestCaseArgs:
     @_builtins.property
     @pulumi.getter
     def reason(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        A substring the deny's reason must contain.
+        """
         return pulumi.get(self, "reason")
 
     @reason.setter

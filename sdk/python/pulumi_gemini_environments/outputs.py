@@ -333,6 +333,13 @@ class HooksTestCase(dict):
                  reason: Optional[_builtins.str] = None):
         """
         A policy case: a tool call and the decision the hooks must give it, with an optional substring of the deny's reason.
+
+        :param _builtins.str expect: The decision expected: `allow` or `deny`.
+        :param Mapping[str, Any] tool_call: The tool call: `{name, args}`, e.g. `{name: "code_execution", args: {code: "rm -rf /"}}`.
+        :param _builtins.str error: The post payload's `error`, as after a failed tool.
+        :param _builtins.str event: The hooks that decide: `pre_tool_execution` (default) or `post_tool_execution`.
+        :param _builtins.str name: Shown in the results; default `#<index> <tool>`.
+        :param _builtins.str reason: A substring the deny's reason must contain.
         """
         pulumi.set(__self__, "expect", expect)
         pulumi.set(__self__, "tool_call", tool_call)
@@ -350,31 +357,49 @@ class HooksTestCase(dict):
     @_builtins.property
     @pulumi.getter
     def expect(self) -> _builtins.str:
+        """
+        The decision expected: `allow` or `deny`.
+        """
         return pulumi.get(self, "expect")
 
     @_builtins.property
     @pulumi.getter(name="toolCall")
     def tool_call(self) -> Mapping[str, Any]:
+        """
+        The tool call: `{name, args}`, e.g. `{name: "code_execution", args: {code: "rm -rf /"}}`.
+        """
         return pulumi.get(self, "tool_call")
 
     @_builtins.property
     @pulumi.getter
     def error(self) -> Optional[_builtins.str]:
+        """
+        The post payload's `error`, as after a failed tool.
+        """
         return pulumi.get(self, "error")
 
     @_builtins.property
     @pulumi.getter
     def event(self) -> Optional[_builtins.str]:
+        """
+        The hooks that decide: `pre_tool_execution` (default) or `post_tool_execution`.
+        """
         return pulumi.get(self, "event")
 
     @_builtins.property
     @pulumi.getter
     def name(self) -> Optional[_builtins.str]:
+        """
+        Shown in the results; default `#<index> <tool>`.
+        """
         return pulumi.get(self, "name")
 
     @_builtins.property
     @pulumi.getter
     def reason(self) -> Optional[_builtins.str]:
+        """
+        A substring the deny's reason must contain.
+        """
         return pulumi.get(self, "reason")
 
 

@@ -8,7 +8,7 @@
 import { environmentCore } from "../../../provider/environment-core";
 import { networkFromWire, networkToWire, type EnvironmentInputs, type EnvironmentOutputs } from "../../../provider/environment-inputs";
 import { HookBundleInput } from "../../../provider/guarded-environment-inputs";
-import { withWireNames } from "../../../provider/resource-schema";
+import { schemaPath, withWireNames } from "../../../provider/resource-schema";
 import { generateSchema } from "../../../scripts/generate-schema";
 
 const SOURCES = [{ type: "inline" as const, target: "workspace/a.txt", content: "a\n" }];
@@ -98,5 +98,16 @@ describe("schema.json's names", () => {
       tests: [{ name: "rm", tool_call: { name: "code_execution", args: { code: "rm -rf /" } }, expect: "deny" }],
     });
     expect(HookBundleInput.safeParse(wire).success).toBe(true);
+  });
+
+  test("a problem's path names the fields as declared, map keys as written", () => {
+    const declared = {
+      config: { security_gate: { preToolExecution: [{ matcher: "code_execution", hooks: [{ type: "command", command: "" }] }] } },
+      tests: [{ toolCall: { name: "" }, expect: "deny" }],
+    };
+    const parsed = HookBundleInput.safeParse(withWireNames(HookBundleInput, declared));
+    expect(parsed.success).toBe(false);
+    const paths = (parsed.error?.issues ?? []).map((issue) => schemaPath(HookBundleInput, issue.path as Array<string | number>).join("."));
+    expect(paths).toEqual(expect.arrayContaining(["config.security_gate.preToolExecution.0.hooks.0.command", "tests.0.toolCall.name"]));
   });
 });
