@@ -52,6 +52,8 @@ export function loadEverything(): void {
   for (const load of Object.values(CORES)) load();
   require("../../sdk/client");
   require("./components");
+  // A HookBundle's policy cases, run at preview in the local sandbox (hook-bundle.ts imports it on first use).
+  require("../../emulator/sandbox/policy-cases");
 }
 
 /** The core of the resource type in `urn` (`urn:pulumi:stack::project::parent$gemini-environments:index:Environment::name`). */
