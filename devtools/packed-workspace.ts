@@ -8,6 +8,7 @@
  * <root>/package.json
  * <root>/node_modules/pulumi-gemini-environments   installed from the tarball (install scripts skipped)
  * <root>/node_modules/@pulumi/pulumi               a symlink to one existing copy
+ * <root>/node_modules/@pulumi/policy               a symlink to the repo's copy (the policy pack's optional peer)
  * <root>/programs/<name>/{Pulumi.yaml,package.json,index.js,...}
  * ```
  *
@@ -26,7 +27,7 @@ const execFileAsync = promisify(execFile);
 
 const PACKAGE_NAME = "pulumi-gemini-environments";
 /** Sources compiled into the package (tsconfig.build.json) plus the files the tarball ships. */
-const PACKAGE_INPUTS = ["index.ts", "confine", "sdk", "hooks", "provider", "emulator", "cli", "devtools", "bench", "bin", "scripts/generate-schema.ts", "package.json", "README.md", "schema.json", "tsconfig.json", "tsconfig.build.json"];
+const PACKAGE_INPUTS = ["index.ts", "confine", "sdk", "hooks", "provider", "policy", "policy-pack", "emulator", "cli", "devtools", "bench", "bin", "scripts/generate-schema.ts", "package.json", "README.md", "schema.json", "tsconfig.json", "tsconfig.build.json"];
 /** Example files that are not part of a program run. */
 const EXAMPLE_SKIP = new Set(["package.json", "package-lock.json", "tsconfig.json", ".npmrc", ".gitignore", "README.md", "node_modules", "bin"]);
 
@@ -73,6 +74,7 @@ export async function createPackedWorkspace(options: PackedWorkspaceOptions): Pr
     const pulumiDir = fs.realpathSync(options.pulumiDir ?? path.join(options.repoRoot, "node_modules", "@pulumi", "pulumi"));
     await fs.promises.mkdir(path.join(root, "node_modules", "@pulumi"), { recursive: true });
     await fs.promises.symlink(pulumiDir, path.join(root, "node_modules", "@pulumi", "pulumi"));
+    await fs.promises.symlink(fs.realpathSync(path.join(options.repoRoot, "node_modules", "@pulumi", "policy")), path.join(root, "node_modules", "@pulumi", "policy"));
     await fs.promises.mkdir(path.join(root, "programs"));
   } catch (error) {
     await fs.promises.rm(root, { recursive: true, force: true });
@@ -169,6 +171,9 @@ async function packBuilt(repoRoot: string, log: (line: string) => void): Promise
     await execFileAsync(process.execPath, [tsc, "-p", path.join(repoRoot, "tsconfig.build.json"), "--outDir", path.join(pkg, "dist")], { cwd: repoRoot, maxBuffer: 16 * 1024 * 1024 });
     for (const file of ["package.json", "README.md", "schema.json"]) await fs.promises.copyFile(path.join(repoRoot, file), path.join(pkg, file));
     await fs.promises.cp(path.join(repoRoot, "bin"), path.join(pkg, "bin"), { recursive: true });
+    await fs.promises.cp(path.join(repoRoot, "policy-pack"), path.join(pkg, "policy-pack"), { recursive: true });
+    await fs.promises.mkdir(path.join(pkg, "policy"));
+    await fs.promises.copyFile(path.join(repoRoot, "policy", "package.json"), path.join(pkg, "policy", "package.json"));
     const out = path.join(stage, "out");
     await fs.promises.mkdir(out);
     await npmPack(pkg, out);

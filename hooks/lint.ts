@@ -13,7 +13,7 @@ import type { z } from "zod";
 import type { Network } from "../sdk/schemas";
 import { closestTool } from "./_closest-tool";
 import { globSuggestion, topLevelAlternatives } from "./_glob";
-import { credentialInHeader } from "./_secrets";
+import { credentialInHeader } from "./secrets";
 import { addressRefusal } from "./egress-addresses";
 import { domainMatches, egressAllowed } from "./egress-match";
 import { isCatchAll, matchedTools, matcherError, SANDBOX_TOOLS } from "./matcher";

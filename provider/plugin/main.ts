@@ -9,7 +9,10 @@
 import { main } from "@pulumi/pulumi/provider";
 import { pluginProvider } from "./provider";
 import { serveWithGaps } from "./_server-gaps";
+import { engineAddressOf, exitWhenEngineGone } from "../engine-watchdog";
 
+// A killed engine leaves the plugin running in its own process group: it leaves on its own.
+exitWhenEngineGone(engineAddressOf(process.argv.slice(2)));
 const provider = pluginProvider();
 serveWithGaps(provider, () => main(provider, process.argv.slice(2))).catch((error: unknown) => {
   console.error(error);

@@ -14,13 +14,14 @@ import { repoRoot } from "./engine";
 const execFileAsync = promisify(execFile);
 
 /**
- * Why the test cannot run on this machine at all, or undefined. Only what no installing can change:
+ * What the test needs of the machine, and whether it is here: only what no installing can change.
  * dockerd and buildkitd run only on Linux, and only as root here (no rootless set-up is attempted).
  */
-export function impossibleHere(): string | undefined {
-  if (process.platform !== "linux") return `Docker engines and buildkitd are started only on Linux (this is ${process.platform})`;
-  if (process.getuid?.() !== 0) return "starting dockerd and buildkitd needs root (run the tests as root, as CI does)";
-  return undefined;
+export function machineNeeds(): Record<string, boolean> {
+  return {
+    [`Linux (Docker engines and buildkitd are started only there; this is ${process.platform})`]: process.platform === "linux",
+    "root (uid 0), to start dockerd and buildkitd, as CI runs the tests": process.getuid?.() === 0,
+  };
 }
 
 /** Runs `scripts/<name>` (its progress goes to our stderr); resolves to the last line of its stdout. */

@@ -16,7 +16,8 @@ import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation";
 import { EnvironmentsClient } from "../../sdk/client";
 import { EnvironmentsApiError } from "../../sdk/errors";
 import { ENGINE_BUILD_TIMEOUT_MS, pulumiCommand, pulumiEngine, repoRoot, type PulumiEngine } from "./engine";
-import { docker, freePort, impossibleHere, localCaCertificates, runScript, startBuildkit, typeCheckImageProgram, waitFor, writeImageProgram, type Buildkit } from "./_emulator-image";
+import { docker, freePort, localCaCertificates, machineNeeds, runScript, startBuildkit, typeCheckImageProgram, waitFor, writeImageProgram, type Buildkit } from "./_emulator-image";
+import { describeNeeding } from "../support/prerequisites";
 
 /** The run line of docs/emulator.md ("The emulator in a container"), less the port mapping: an engine without a bridge gives only the host's network. */
 const SECURITY = ["--security-opt", "seccomp=unconfined", "--security-opt", "systempaths=unconfined"];
@@ -35,10 +36,7 @@ async function timed<T>(what: string, step: () => Promise<T>): Promise<T> {
   return value;
 }
 
-const impossible = impossibleHere();
-if (impossible) console.warn(`emulator-image e2e skipped: ${impossible}`);
-
-(impossible ? describe.skip : describe)("the emulator's image, built through Pulumi", () => {
+describeNeeding(machineNeeds())("the emulator's image, built through Pulumi", () => {
   let dockerHost: string;
   let engine: PulumiEngine;
   let buildkit: Buildkit | undefined;

@@ -1,9 +1,9 @@
 /**
- * examples/gitops: `ci/check.sh pr` — the script its pull-request workflow calls — on a local git
- * repository with two commits (the change under review blocks downloads too), on the real engine,
- * with the package installed from its tarball: lint, policy cases, the policy diff against the base
- * commit, and the preview (against the fixture's emulator, as a CI service container would serve),
- * in one markdown report.
+ * examples/gitops on the real engine, with the package installed from its tarball: `ci/check.sh deploy`
+ * (main's workflow) deploys the first commit to the emulator; then `ci/check.sh pr` (the pull-request
+ * workflow) on the second commit (the change under review blocks downloads too), with no API key and
+ * no emulator: lint, policy cases, the policy diff against the base commit, the policy pack's
+ * violations by rule and resource, and the preview of the deployed stack, in one markdown report.
  */
 import { execFile, execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -15,13 +15,24 @@ import { E2E_TEST_TIMEOUT_MS, useE2E } from "./_workspace";
 const execFileAsync = promisify(execFile);
 const e2e = useE2E();
 
-test("a pull request that changes a decision: reported in the report, the check passes unless told to block", async () => {
+test("a pull request after a deploy: the changed decision, the policy violations and the deployed stack's diff in one report, no API key; it fails when told to block or on a mandatory rule", async () => {
   const { workspace, engine, emulator } = e2e();
   const dir = await workspace.addExample("gitops");
   const git = (...args: string[]) => execFileSync("git", ["-C", dir, "-c", "user.name=ci", "-c", "user.email=ci@example.com", ...args], { stdio: "pipe" });
   git("init", "-q", "-b", "main");
   git("add", ".");
   git("commit", "-q", "-m", "guardrails");
+  const script = (mode: "pr" | "deploy", env: Record<string, string>) =>
+    execFileAsync(path.join(dir, "ci/check.sh"), [mode], { cwd: dir, env: { ...engine.env, ...env }, maxBuffer: 16 * 1024 * 1024 }).then(
+      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+      (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
+    );
+  const run = (env: Record<string, string>) => script("pr", { BASE_REF: "HEAD~1", ...env });
+
+  // main's workflow deploys the guardrails (the emulator stands in for the hosted API).
+  const deployed = await script("deploy", { GOOGLE_GEMINI_BASE_URL: emulator.url, GOOGLE_API_KEY: TEST_KEY });
+  expect({ code: deployed.code, log: deployed.code === 0 ? "" : `${deployed.stderr}\n${deployed.stdout}` }).toEqual({ code: 0, log: "" });
+
   // The change under review: downloads blocked too, and the case that says so.
   const gate = path.join(dir, ".agents/hooks-scripts/gate.py");
   writeFileSync(gate, readFileSync(gate, "utf8").replace('DESTRUCTIVE = re.compile(r"\\brm\\s+-(rf|fr)\\b")', 'DESTRUCTIVE = re.compile(r"\\brm\\s+-(rf|fr)\\b|\\bcurl\\b")'));
@@ -30,22 +41,43 @@ test("a pull request that changes a decision: reported in the report, the check 
   writeFileSync(path.join(dir, "policy/cases.json"), JSON.stringify(cases, null, 2));
   git("commit", "-q", "-am", "gate: block downloads");
 
-  const run = (env: Record<string, string>) =>
-    execFileAsync(path.join(dir, "ci/check.sh"), ["pr"], { cwd: dir, env: { ...engine.env, BASE_REF: "HEAD~1", EMULATOR_URL: emulator.url, EMULATOR_KEY: TEST_KEY, ...env }, maxBuffer: 16 * 1024 * 1024 }).then(
-      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-      (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
-    );
 
-  const passing = await run({});
-  expect({ code: passing.code, log: passing.code === 0 ? "" : `${passing.stderr}\n${passing.stdout}` }).toEqual({ code: 0, log: "" });
+  let passing: Awaited<ReturnType<typeof run>> | undefined;
+  const requests = await e2e().requestsDuring(async () => {
+    passing = await run({});
+  });
+  expect({ code: passing!.code, log: passing!.code === 0 ? "" : `${passing!.stderr}\n${passing!.stdout}` }).toEqual({ code: 0, log: "" });
+  expect(requests).toEqual([]); // the preview needs no API key: it calls no API
   const report = readFileSync(path.join(dir, "policy-report.md"), "utf8");
   expect(report).toContain("### Hooks policy diff: `HEAD~1` → `.agents`");
   expect(report).toContain("4 cases: 1 decision changed");
   expect(report).toMatch(/\| downloads \| decision, reason \| allow \| deny \(Destructive command blocked by security gate\.\) \|/);
-  expect(report).toContain("### pulumi preview --diff");
-  expect(report).toMatch(/\+ .*gemini-environments:index:GuardedEnvironment|\+ .*Environment/);
-  expect(passing.stdout).toBe(report);
+  // The pack's findings, by rule and resource, before the diff: the inline hooks are writable (advisory).
+  expect(report).toContain("### Policy pack: 2 violations (0 mandatory)");
+  const row = "| hooks-read-only | agent (pulumi-nodejs:dynamic/gemini-environments:Environment) | advisory |";
+  expect(report).toContain(`${row} sources[0] (.agents/hooks.json) is inline, so an agent with write or shell access can rewrite it`);
+  expect(report).toContain(`${row} sources[1] (.agents/hooks-scripts/gate.py) is inline`);
+  // The diff of the deployed stack: the edited script is an update of one source, nothing is created.
+  expect(report).toContain("### pulumi preview --diff (stack prod)");
+  expect(report.indexOf("### Policy pack")).toBeLessThan(report.indexOf("### pulumi preview --diff"));
+  expect(report).toMatch(/~ pulumi-nodejs:dynamic\/gemini-environments:Environment: \(update\)/);
+  expect(report).toMatch(/~ \[1\]: \{\s*~ content\s*:/);
+  expect(report).not.toMatch(/^\s*\+ .*(create)/m);
+  expect(passing!.stdout).toBe(report);
 
+  // Exit 1 for the changed decision alone, not a crash of a step: lint, cases and diff said what they
+  // said above (the script's stderr up to the preview), and the whole report came out again.
   const blocking = await run({ BLOCK_ON_POLICY_CHANGE: "true" });
-  expect(blocking.code).toBe(1);
-}, E2E_TEST_TIMEOUT_MS);
+  // Up to the preview; the hooks' run times (`149 ms`) differ from run to run.
+  const beforePreview = (stderr: string) => stderr.slice(0, stderr.indexOf("--- pulumi preview --diff of stack")).replace(/\b\d+ ms\b/g, "N ms");
+  expect({ code: blocking.code, checks: beforePreview(blocking.stderr), report: blocking.stdout }).toEqual({ code: 1, checks: beforePreview(passing!.stderr), report });
+  expect(beforePreview(passing!.stderr)).toMatch(/--- genv hooks lint[\s\S]*--- genv hooks test[\s\S]*--- genv hooks diff against HEAD~1/);
+
+  // A rule made mandatory by the pack's config fails the check, and the report says which and where.
+  const strict = path.join(dir, "strict-pack-config.json");
+  writeFileSync(strict, JSON.stringify({ "hooks-read-only": "mandatory" }));
+  const mandatory = await run({ POLICY_PACK_CONFIG: strict });
+  expect(mandatory.code).toBe(1);
+  expect(mandatory.stdout).toContain("### Policy pack: 2 violations (2 mandatory)");
+  expect(mandatory.stdout).toContain("| hooks-read-only | agent (pulumi-nodejs:dynamic/gemini-environments:Environment) | mandatory |");
+}, 2 * E2E_TEST_TIMEOUT_MS);

@@ -83,6 +83,6 @@ describe("pulumi import through the plugin (real engine)", () => {
     await e2e().pulumi(["state", "unprotect", "--all", "--yes", "--stack", stack.name], dir);
     await e2e().run(stack, (s, onOutput) => s.destroy({ onOutput }));
     expect(await isGone(e2e().client, environmentId)).toBe(true);
-    await expect(e2e().client.credentials.get("made-by-hand")).rejects.toThrow();
+    await expect(e2e().client.credentials.get("made-by-hand")).rejects.toMatchObject({ name: "EnvironmentsApiError", httpStatus: 404, status: "NOT_FOUND" });
   }, E2E_TEST_TIMEOUT_MS);
 });

@@ -104,6 +104,6 @@ describe("the plugin through the real engine (explicit provider)", () => {
     const destroy = await e2e().run(stack, (s, onOutput) => s.destroy({ onOutput }));
     expect(destroy.summary.resourceChanges).toEqual({ delete: 4 });
     expect(await listIds(e2e().client)).toEqual([]);
-    await expect(e2e().client.credentials.get("plugin-e2e")).rejects.toThrow();
+    await expect(e2e().client.credentials.get("plugin-e2e")).rejects.toMatchObject({ name: "EnvironmentsApiError", httpStatus: 404, status: "NOT_FOUND" });
   }, E2E_TEST_TIMEOUT_MS);
 });

@@ -1,5 +1,7 @@
 // A HookBundle's policy cases run at preview, in the local sandbox, through the real engine: a case
 // that no longer holds stops the preview naming it; cases that hold let it through.
+import type { Stack } from "@pulumi/pulumi/automation";
+
 import { E2E_TEST_TIMEOUT_MS, pluginProject, program, useE2E } from "./_workspace";
 
 const gateProgram = (expectForCurl: "allow" | "deny") =>
@@ -29,7 +31,7 @@ const yamlProgram = (expectForCurl: "allow" | "deny") => `resources:
       hooks:
         config:
           gate:
-            pre_tool_execution:
+            preToolExecution:
               - matcher: code_execution
                 hooks:
                   - type: command
@@ -39,15 +41,24 @@ const yamlProgram = (expectForCurl: "allow" | "deny") => `resources:
           gate.py: "import json, sys\\ncode = json.load(sys.stdin)['tool_call']['args'].get('code', '')\\nprint(json.dumps({'decision': 'deny', 'reason': 'destructive'} if 'rm -rf' in code else {'decision': 'allow'}))\\n"
         tests:
           - name: rm is blocked
-            tool_call: { name: code_execution, args: { code: "rm -rf /" } }
+            toolCall: { name: code_execution, args: { code: "rm -rf /" } }
             expect: deny
             reason: destructive
           - name: curl
-            tool_call: { name: code_execution, args: { code: "curl example.com" } }
+            toolCall: { name: code_execution, args: { code: "curl example.com" } }
             expect: ${expectForCurl}
-      network: disabled
+      network: { disabled: true }
       acknowledgedWarnings: [inline-hooks-writable]
 `;
+
+/**
+ * Without a sandbox the cases are skipped with a warning and the preview goes through: a passing preview
+ * would prove nothing. GENV_POLICY_TESTS=require (the setting the README gives CI) makes that an error.
+ */
+function requirePolicyTests(stack: Stack): Stack {
+  stack.workspace.envVars.GENV_POLICY_TESTS = "require";
+  return stack;
+}
 
 describe("policy tests at preview (real engine)", () => {
   const e2e = useE2E();
@@ -63,9 +74,10 @@ describe("policy tests at preview (real engine)", () => {
 
   test("cases that hold: the preview goes through", async () => {
     const dir = await e2e().workspace.addProgram("policy-passing", gateProgram("allow"));
-    const stack = await e2e().stack(dir, "passing");
+    const stack = requirePolicyTests(await e2e().stack(dir, "passing"));
     const preview = await e2e().run(stack, (s, onOutput) => s.preview({ onOutput }));
     expect(preview.changeSummary.create).toBeGreaterThanOrEqual(2);
+    expect(preview.output).not.toContain("policy tests not run");
   }, E2E_TEST_TIMEOUT_MS);
 
   test.each([
@@ -74,9 +86,14 @@ describe("policy tests at preview (real engine)", () => {
   ] as const)("Pulumi YAML, through the plugin's construct: hooks.tests expecting curl %s", async (expectForCurl, failure) => {
     const name = `policy-yaml-${expectForCurl}`;
     const dir = await e2e().workspace.addProgram(name, { "index.js": "" }, `${pluginProject(name, e2e().pluginBinDir, "runtime: yaml")}${yamlProgram(expectForCurl)}`);
-    const stack = await e2e().stack(dir, "yaml");
+    const stack = requirePolicyTests(await e2e().stack(dir, "yaml"));
     const preview = e2e().run(stack, (s, onOutput) => s.preview({ onOutput }));
-    if (failure) await expect(preview).rejects.toThrow(failure);
-    else expect((await preview).changeSummary.create).toBeGreaterThanOrEqual(2);
+    if (failure) {
+      await expect(preview).rejects.toThrow(failure);
+    } else {
+      const passed = await preview;
+      expect(passed.changeSummary.create).toBeGreaterThanOrEqual(2);
+      expect(passed.output).not.toContain("policy tests not run");
+    }
   }, E2E_TEST_TIMEOUT_MS);
 });

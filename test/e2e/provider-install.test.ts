@@ -51,6 +51,20 @@ describe("npm install of the packed package into a program that only uses the pr
     expect(stdout.trim()).toBe("function function function");
   });
 
+  test("the policy pack's rules load without its optional peer @pulumi/policy; starting the pack names the install command", async () => {
+    expect(fs.existsSync(path.join(program, "node_modules", "@pulumi", "policy"))).toBe(false);
+    const script = [
+      'const policy = require("pulumi-gemini-environments/policy");',
+      "console.log(policy.policies().map((p) => p.name).join(\",\"));",
+      "try { policy.runPolicyPack(); } catch (error) { console.log(error.message); }",
+    ].join("\n");
+    const { stdout } = await execFileAsync(process.execPath, ["-e", script], { cwd: program });
+    expect(stdout.trim().split("\n")).toEqual([
+      "environment-has-hooks,egress-within-allowed-domains,http-hooks-to-allowed-endpoints,hooks-read-only,no-secrets-in-sources,credential-from-resource,mode-allowed",
+      "the gemini-environments policy pack needs @pulumi/policy beside pulumi-gemini-environments: npm install @pulumi/policy@1.21",
+    ]);
+  });
+
   test("genv runs its other commands; genv serve names the install command of the emulator's packages", async () => {
     const genv = path.join(program, "node_modules", ".bin", "genv");
     const help = await execFileAsync(genv, ["--help"], { cwd: program });

@@ -3,13 +3,17 @@
 # the guardrails needs, so that CI systems other than GitHub Actions run the same thing.
 #
 #   ci/check.sh pr       lint the hooks, run the policy cases, diff the decisions against the base
-#                        branch (BASE_REF, default origin/main) and `pulumi preview --diff` against an
-#                        emulator (EMULATOR_URL and EMULATOR_KEY, e.g. a service container, else a
-#                        throwaway `genv serve --in-memory`); writes the report (markdown, for a PR comment) to
-#                        REPORT (default policy-report.md). Exit 1 when a case fails, or when a decision
-#                        changed and BLOCK_ON_POLICY_CHANGE=true.
+#                        branch (BASE_REF, default origin/main), and `pulumi preview --diff` of STACK (default
+#                        prod: the stack being deployed, so the diff is what merging changes) with the policy
+#                        pack (POLICY_PACK, default the package's policy-pack/; POLICY_PACK_CONFIG, default
+#                        policy/pack-config.json). The preview calls no API (check and diff are local), so
+#                        the job needs no GOOGLE_API_KEY, only the state backend (see README). Writes the
+#                        report (markdown, for a PR comment: decisions, policy violations by rule and
+#                        resource, the diff) to REPORT (default policy-report.md). Exit 1 when a case fails,
+#                        a mandatory policy fails, or a decision changed and BLOCK_ON_POLICY_CHANGE=true.
 #   ci/check.sh deploy   `pulumi up` of STACK (default prod) against GOOGLE_GEMINI_BASE_URL, or the
-#                        hosted API when unset, with GOOGLE_API_KEY.
+#                        hosted API when unset, with GOOGLE_API_KEY; first `genv recover` when an
+#                        interrupted deploy left pending operations.
 #
 # Needs `genv` (the package's bin: npx genv) and `pulumi` on PATH, and a selected Pulumi backend.
 set -euo pipefail
@@ -39,28 +43,26 @@ case "$mode" in
     if [ "$diff_status" -gt 1 ]; then failed=1; fi
     if [ "$diff_status" -eq 1 ] && [ "${BLOCK_ON_POLICY_CHANGE:-false}" = "true" ]; then failed=1; fi
 
-    echo "--- pulumi preview --diff against an emulator" >&2
-    # EMULATOR_URL and EMULATOR_KEY: one already running (a CI service container); else a throwaway one.
-    url="${EMULATOR_URL:-}"
-    key="${EMULATOR_KEY:-}"
-    if [ -z "$url" ]; then
-      key="ci-$(date +%s)-$$"
-      serve_log="$(mktemp)"
-      "${genv[@]}" serve --port 0 --in-memory --api-key "$key" > "$serve_log" 2>&1 &
-      serve_pid=$!
-      trap 'kill "$serve_pid" 2>/dev/null || true; rm -f "$serve_log"' EXIT
-      for _ in $(seq 300); do grep -q '^http' "$serve_log" && break; sleep 0.1; done
-      url="$(grep -m1 '^http' "$serve_log" || true)"
-      if [ -z "$url" ]; then
-        echo "genv serve did not start:" >&2
-        cat "$serve_log" >&2
-        exit 1
-      fi
-    fi
-    pulumi stack select --create "${STACK:-pr}" >&2
+    stack="${STACK:-prod}"
+    echo "--- pulumi preview --diff of stack $stack, with the policy pack" >&2
+    pack="${POLICY_PACK:-$(node -p 'require("path").join(require("path").dirname(require.resolve("pulumi-gemini-environments/package.json")), "policy-pack")')}"
+    events="$(mktemp)"
+    preview_log="$(mktemp)"
+    trap 'rm -f "$events" "$preview_log"' EXIT
+    pulumi stack select --create "$stack" >&2
+    # --event-log (a debug flag) gives the policy events as JSON from the same run as the diff.
+    set +e
+    PULUMI_DEBUG_COMMANDS=true pulumi preview --diff --non-interactive --color never \
+      --policy-pack "$pack" --policy-pack-config "${POLICY_PACK_CONFIG:-policy/pack-config.json}" \
+      --event-log "$events" > "$preview_log" 2>&1
+    preview_status=$?
+    set -e
+    if [ "$preview_status" -ne 0 ]; then failed=1; fi
     {
-      printf '\n### pulumi preview --diff\n\n```diff\n'
-      GOOGLE_GEMINI_BASE_URL="$url" GOOGLE_API_KEY="$key" pulumi preview --diff --non-interactive --color never 2>&1 || failed=1
+      printf '\n'
+      "${genv[@]}" policy report --events "$events"
+      printf '\n### pulumi preview --diff (stack %s)\n\n```diff\n' "$stack"
+      cat "$preview_log"
       printf '```\n'
     } >> "$report"
 
@@ -69,6 +71,13 @@ case "$mode" in
     ;;
   deploy)
     pulumi stack select --create "${STACK:-prod}" >&2
+    # A cancelled or preempted deploy leaves pending operations: adopt what its creates made before
+    # `up` makes them again (`genv recover` refuses, exit 1, when it cannot tell; its message says how
+    # to finish by hand). The killed run's lock must be released first (`pulumi cancel`).
+    if pulumi stack export | node -e 'process.exit((JSON.parse(require("fs").readFileSync(0, "utf8")).deployment.pending_operations ?? []).length > 0 ? 0 : 1)'; then
+      echo "--- genv recover (the last deploy was interrupted)" >&2
+      "${genv[@]}" recover >&2
+    fi
     pulumi up --yes --non-interactive --color never
     ;;
   *)

@@ -161,7 +161,7 @@ test("an unreachable endpoint fails quickly with a 400 naming the source", async
     const { status, body } = await create([{ type: "gcs", source: "gs://data-bucket/datasets/v1" }], unreachable);
     expect(status).toBe(400);
     expect(body.error.message).toBe(`sources[0].source: cannot read "gs://data-bucket/datasets/v1": cannot reach Cloud Storage at http://127.0.0.1:${port} (ECONNREFUSED)`);
-    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(Date.now() - started).toBeLessThan(15_000); // time is the point: a refused connection is not retried for long
   } finally {
     await unreachable.close();
   }
@@ -177,7 +177,7 @@ test("an endpoint that never answers is cut off at the timeout", async () => {
     const { status, body } = await create([{ type: "gcs", source: "gs://data-bucket/x" }], slow);
     expect(status).toBe(400);
     expect(body.error.message).toBe(`sources[0].source: cannot read "gs://data-bucket/x": Cloud Storage at http://127.0.0.1:${port} took longer than 1.5 s`);
-    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(Date.now() - started).toBeLessThan(5_000); // time is the point: cut at 1.5 s, not left hanging
   } finally {
     await slow.close();
     silent.closeAllConnections();

@@ -129,7 +129,7 @@ test("extract refuses entries escaping the target, links pointing out and non-ar
   }
   const root = await ai.environments.files.list({ environment, path: "" });
   expect(root.files!.map((file) => file.path)).toEqual(["main.py"]);
-  await expect(fs.access(path.join(emulator.dataDir, "outside.txt"))).rejects.toThrow();
+  await expect(fs.access(path.join(emulator.dataDir, "outside.txt"))).rejects.toMatchObject({ code: "ENOENT" });
 });
 
 test("a partial upload (start + one non-final chunk) is never visible, and offsets are checked", async () => {

@@ -10,6 +10,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 
+import { describeNeeding } from "../../support/prerequisites";
+
 const repoRoot = path.resolve(__dirname, "../../..");
 const scriptsDir = path.join(repoRoot, "scripts");
 
@@ -115,10 +117,12 @@ describe("every daemon our scripts start goes through detach", () => {
   });
 });
 
-const dockerdHere = process.platform === "linux" && process.getuid?.() === 0 && fs.existsSync("/usr/sbin/dockerd");
-if (!dockerdHere) console.warn("daemon-descriptors: the dockerd case is skipped: it starts a dockerd of its own, which needs root and Debian's docker.io");
-
-(dockerdHere ? describe : describe.skip)("scripts/docker-engine starting a dockerd", () => {
+// It starts a dockerd of its own.
+describeNeeding({
+  "Linux": process.platform === "linux",
+  "root (uid 0), as CI runs the tests": process.getuid?.() === 0,
+  "/usr/sbin/dockerd (Debian's docker.io, installed by scripts/docker-engine)": fs.existsSync("/usr/sbin/dockerd"),
+})("scripts/docker-engine starting a dockerd", () => {
   let root: string;
   beforeAll(() => {
     root = fs.mkdtempSync(path.join(os.tmpdir(), "genv-dockerd-"));

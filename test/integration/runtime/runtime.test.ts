@@ -136,6 +136,8 @@ describe("fail open: the tool runs whatever a broken hook does", () => {
     const root = hooksTree({ g: { pre_tool_execution: [{ matcher: "*", hooks: [slow] }] } });
     const started = Date.now();
     const result = await execute(root, echo);
+    // Time is the point: the call goes on after the 1 s timeout, not after the hook's `sleep 30`; 5 s
+    // leaves a loaded machine room. The late.log check below proves the kill itself.
     expect(Date.now() - started).toBeLessThan(5000);
     expect(result).toMatchObject({ decision: "allow", output: "hi\n" });
     expect(result.hooks[0]).toMatchObject({ decision: "allow", failure: "timed out after 1 s; the process tree was killed" });

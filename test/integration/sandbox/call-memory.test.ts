@@ -2,25 +2,15 @@
  * The memory limit of a whole call (a memory cgroup): RLIMIT_AS bounds each process, so without it
  * four processes under a 1 GiB RLIMIT_AS held 3.6 GiB. Real sandbox, real kernel OOM killer.
  */
-import { readdirSync, readFileSync } from "node:fs";
 import { memoryCgroupAvailable, runCommandHook, runTool } from "../../../emulator/sandbox";
+import { residentBytesOfEach } from "../../support/host-processes";
 import { makeTree } from "../../support/trees";
+import { describeNeeding } from "../../support/prerequisites";
 
 const MiB = 1024 ** 2;
 
 /** Resident bytes of the host processes whose command line contains `marker`, summed. */
-function residentBytesOf(marker: string): number {
-  let total = 0;
-  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
-    try {
-      if (!readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(marker)) continue;
-      total += Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return total;
-}
+const residentBytesOf = (marker: string) => residentBytesOfEach(marker).reduce((sum, bytes) => sum + bytes, 0);
 
 /** bash running `count` python processes (argv[0] = `marker`) that each touch `mib` MiB and wait. */
 function hogs(marker: string, count: number, mib: number): string {
@@ -28,8 +18,8 @@ function hogs(marker: string, count: number, mib: number): string {
   return `for i in $(seq ${count}); do (exec -a ${marker} python3 -c "${python}") & done; wait; echo done`;
 }
 
-const describeMemory = memoryCgroupAvailable() ? describe : describe.skip;
-if (!memoryCgroupAvailable()) console.warn("no memory cgroup can be made here: only RLIMIT_AS per process binds; skipping");
+// Without one, only RLIMIT_AS per process binds: nothing here would hold.
+const describeMemory = describeNeeding({ "a memory cgroup the emulator can create (cgroup v2, memory controller delegated; root in CI)": memoryCgroupAvailable() });
 
 describeMemory("memory of the whole call", () => {
   test("four processes touching 900 MiB each hold at most the call's 1 GiB, and the call is killed saying why", async () => {

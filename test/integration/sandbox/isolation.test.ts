@@ -108,11 +108,16 @@ describe("the environment tree after calls", () => {
 
   test("concurrent calls on one tree are serialised and leave it clean", async () => {
     const root = makeTree({ "workspace/.keep": "" });
+    // Each call writes its start and end to a log in the tree, with a pause between: calls that
+    // overlapped would interleave there. Serialised, they run whole, one after another, in call order.
     const results = await Promise.all(
-      Array.from({ length: 4 }, (_, i) => bash(root, `ls /usr > /dev/null && echo ${i} > /workspace/${i}.txt && echo ok`)),
+      Array.from({ length: 4 }, (_, i) =>
+        bash(root, `echo start ${i} >> /workspace/log && ls /usr > /dev/null && sleep 0.2 && echo ${i} > /workspace/${i}.txt && echo end ${i} >> /workspace/log && echo ok`),
+      ),
     );
     expect(results.map((r) => r.stdout)).toEqual(["ok\n", "ok\n", "ok\n", "ok\n"]);
-    expect(listTree(root)).toEqual(["workspace/", "workspace/.keep", "workspace/0.txt", "workspace/1.txt", "workspace/2.txt", "workspace/3.txt"]);
+    expect(readFileSync(path.join(root, "workspace/log"), "utf8").trim().split("\n")).toEqual([0, 1, 2, 3].flatMap((i) => [`start ${i}`, `end ${i}`]));
+    expect(listTree(root)).toEqual(["workspace/", "workspace/.keep", "workspace/0.txt", "workspace/1.txt", "workspace/2.txt", "workspace/3.txt", "workspace/log"]);
   });
 
   test("a file at a reserved name is refused rather than followed", async () => {

@@ -6,6 +6,7 @@
 import { EnvironmentsClient } from "../../../sdk/client";
 import { EnvironmentsApiError } from "../../../sdk/errors";
 import { eventually, serveFromSources, type ServedCli } from "../../support/genv-serve";
+import { describeNeeding } from "../../support/prerequisites";
 
 const KEY = "not-runnable-key";
 const serve = (env: Record<string, string>, prefix: string[] = []) => serveFromSources(["--port", "0", "--in-memory", "--api-key", KEY], env, prefix);
@@ -64,9 +65,8 @@ describe("genv serve without bubblewrap (GENV_BWRAP names a missing binary, as o
 
 // Root in a container has no CAP_SYS_ADMIN: the host view's mount namespace cannot be made. Dropping
 // it from the bounding set gives the server exactly that; as another user the host view is not used.
-const asRoot = process.getuid?.() === 0;
-if (!asRoot) console.warn("not root: the emulator takes the non-root path (no host view), nothing to refuse; skipping the CAP_SYS_ADMIN case");
-(asRoot ? describe : describe.skip)("genv serve as root without CAP_SYS_ADMIN (root in a container)", () => {
+// As another user the emulator takes the non-root path (no host view): nothing to refuse.
+describeNeeding({ "root (uid 0), as CI runs the tests": process.getuid?.() === 0 })("genv serve as root without CAP_SYS_ADMIN (root in a container)", () => {
   let server: ServedCli;
   beforeAll(async () => {
     server = await serve({}, ["/usr/bin/setpriv", "--bounding-set=-sys_admin", "--inh-caps=-sys_admin", "--"]);

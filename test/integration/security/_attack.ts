@@ -6,6 +6,7 @@
  *
  * Every loop here is bounded both in count and in seconds.
  */
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -110,27 +111,27 @@ export const SWAPPER_READY = "workspace/.swapper-ready";
 export const SWAPPER_STOP = "workspace/.swapper-stop";
 
 /**
- * Python for a code_execution: makes `/workspace/r/b` a symlink whose text is `hostTarget` (an absolute
+ * Python for a code_execution (or, with `root` the tree's path on the host, for a host process): makes `/workspace/r/b` a symlink whose text is `hostTarget` (an absolute
  * HOST path: meaningless in the sandbox, followed by host-side code), then exchanges `/workspace/r/a`
  * and `/workspace/r/b` with renameat2(RENAME_EXCHANGE) in a loop until `seconds` pass, the host creates
  * SWAPPER_STOP, or the tree is gone (many failures in a row). It restores `a` as the directory, removes
  * the link and prints `SWAPS <n> FAILS <m>`.
  */
-export function swapperProgram(hostTarget: string, seconds: number): string {
+export function swapperProgram(hostTarget: string, seconds: number, root = ""): string {
   return `
 import ctypes, os, time
 NR = {"x86_64": 316, "aarch64": 276}[os.uname().machine]
 libc = ctypes.CDLL(None, use_errno=True)
-A, B = b"/workspace/r/a", b"/workspace/r/b"
+A, B = b"${root}/workspace/r/a", b"${root}/workspace/r/b"
 if os.path.lexists(B):
     os.unlink(B)
 os.symlink(${JSON.stringify(hostTarget)}, B)
-open("/${SWAPPER_READY}", "w").close()
+open("${root}/${SWAPPER_READY}", "w").close()
 swaps = fails = streak = 0
 end = time.monotonic() + ${seconds}
 # Listed, not looked up: the sandbox sees its tree through an overlay, which remembers that a name it
 # looked up was absent, but lists a directory of the tree afresh each time.
-stop_dir, stop_name = os.path.split("/${SWAPPER_STOP}")
+stop_dir, stop_name = os.path.split("${root}/${SWAPPER_STOP}")
 while time.monotonic() < end and streak < 2000 and stop_name not in os.listdir(stop_dir):
     for _ in range(200):
         if libc.syscall(NR, -100, A, -100, B, 2) == 0:
@@ -143,7 +144,7 @@ try:
     if os.path.islink(A):
         libc.syscall(NR, -100, A, -100, B, 2)
     os.unlink(B)
-    os.unlink("/${SWAPPER_READY}")
+    os.unlink("${root}/${SWAPPER_READY}")
 except OSError:
     pass
 print("SWAPS", swaps, "FAILS", fails, flush=True)
@@ -183,6 +184,32 @@ export async function startSwapper(emulator: TestEmulator, id: string, hostTarge
   };
 }
 
+/**
+ * The same swapper as a host process working on the tree directly, outside any tool call: what a
+ * host-side route does while NO call runs (uploads' finalizes wait for a running call) can still be
+ * raced against the swap this way. Waits until it runs.
+ */
+export async function startHostSwapper(tree: string, hostTarget: string, seconds: number): Promise<{ stop(): Promise<{ swaps: number }> }> {
+  const child = spawn("python3", ["-c", swapperProgram(hostTarget, seconds, tree)], { stdio: ["ignore", "pipe", "inherit"] });
+  let stdout = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  const exited = new Promise<void>((resolve) => child.on("close", () => resolve()));
+  let gone = false;
+  void exited.then(() => (gone = true));
+  if (!(await waitFor(() => gone || existsSync(path.join(tree, SWAPPER_READY)), 20_000)) || gone) {
+    child.kill("SIGKILL");
+    throw new Error(`the host swapper did not start: ${stdout}`);
+  }
+  return {
+    async stop() {
+      writeFileSync(path.join(tree, SWAPPER_STOP), "");
+      await exited;
+      rmSync(path.join(tree, SWAPPER_STOP), { force: true });
+      return { swaps: swapsOf({ output: stdout }) };
+    },
+  };
+}
+
 /** The swap count a swapper printed, or 0. */
 export function swapsOf(body: any): number {
   const match = /SWAPS (\d+)/.exec(String(body?.output ?? ""));
@@ -198,6 +225,8 @@ export interface RaceResult {
   status500: number;
   /** Requests that failed at the transport (reset, aborted after 10 s). */
   transportErrors: number;
+  /** Answers that served the tenant its own data: the route worked for the tenant during the race. */
+  ownAnswers: number;
   /** Answers by HTTP status. */
   statuses: Record<string, number>;
 }
@@ -209,18 +238,19 @@ export interface RaceResult {
 export async function race(
   route: string,
   limits: { seconds: number; maxTries: number; concurrency?: number },
-  attempt: (n: number) => Promise<{ status: number; win: boolean }>,
+  attempt: (n: number) => Promise<{ status: number; win: boolean; own: boolean }>,
 ): Promise<RaceResult> {
-  const result: RaceResult = { route, tries: 0, wins: 0, status500: 0, transportErrors: 0, statuses: {} };
+  const result: RaceResult = { route, tries: 0, wins: 0, status500: 0, transportErrors: 0, ownAnswers: 0, statuses: {} };
   const deadline = Date.now() + limits.seconds * 1000;
   const loop = async () => {
     while (Date.now() < deadline && result.tries < limits.maxTries) {
       const n = result.tries++;
       try {
-        const { status, win } = await attempt(n);
+        const { status, win, own } = await attempt(n);
         result.statuses[status] = (result.statuses[status] ?? 0) + 1;
         if (status >= 500) result.status500 += 1;
         if (win) result.wins += 1;
+        if (own) result.ownAnswers += 1;
       } catch {
         result.transportErrors += 1;
       }
@@ -237,7 +267,14 @@ export async function fetchText(emulator: TestEmulator, url: string, init: Reque
 }
 
 /** The resumable upload protocol (emulator/uploads.ts) in two requests: start, then upload + finalize. */
-export async function upload(emulator: TestEmulator, id: string, filePath: string, content: Buffer, key?: string): Promise<{ status: number; text: string }> {
+export async function upload(
+  emulator: TestEmulator,
+  id: string,
+  filePath: string,
+  content: Buffer,
+  key?: string,
+  timeoutMs = 10_000,
+): Promise<{ status: number; text: string }> {
   const start = await emulator.call(`/upload/v1beta/environments/${id}/files/${filePath}`, {
     method: "PUT",
     key,
@@ -256,7 +293,7 @@ export async function upload(emulator: TestEmulator, id: string, filePath: strin
     method: "POST",
     headers: { "x-goog-api-key": key ?? TEST_KEY, "x-goog-upload-command": "upload, finalize", "x-goog-upload-offset": "0" },
     body: new Uint8Array(content),
-    signal: AbortSignal.timeout(10_000),
+    signal: AbortSignal.timeout(timeoutMs),
   });
   return { status: finish.status, text: await finish.text() };
 }

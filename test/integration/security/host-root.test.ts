@@ -11,6 +11,7 @@
  */
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
+import { describeNeeding } from "../../support/prerequisites";
 import { createEnvironment, executeTool, inlineFiles, python, startAttackEmulator, type AttackEmulator } from "./_attack";
 
 const PID_MAX = "/proc/sys/kernel/pid_max";
@@ -48,38 +49,42 @@ for p in ${JSON.stringify(SYSCTLS)}:
 print(json.dumps(results))
 `;
 
-let emulator: AttackEmulator;
+// As another user the sandbox's uids map to that user, never to host root: both tests would pass
+// without proving anything.
+describeNeeding({ "root (uid 0), as CI runs the tests": process.getuid?.() === 0 })("the sandbox of an emulator run as root", () => {
+  let emulator: AttackEmulator;
 
-beforeAll(async () => {
-  emulator = await startAttackEmulator();
-});
-afterAll(async () => {
-  await emulator.close();
-});
+  beforeAll(async () => {
+    emulator = await startAttackEmulator();
+  });
+  afterAll(async () => {
+    await emulator.close();
+  });
 
-test("no host sysctl is writable from a code_execution (each probe writes back the value it read)", async () => {
-  const id = await createEnvironment(emulator, { sources: inlineFiles({ "workspace/a.txt": "a" }) });
-  const hostPidMax = readFileSync(PID_MAX, "utf8");
-  const { status, body } = await executeTool(emulator, id, python(PROBE));
-  const hostPidMaxAfter = readFileSync(PID_MAX, "utf8");
-  if (hostPidMaxAfter !== hostPidMax) writeFileSync(PID_MAX, hostPidMax);
-  expect(status).toBe(200);
-  const results: Record<string, string> = JSON.parse(body.output);
-  expect(Object.keys(results)).toEqual(SYSCTLS);
-  // pid_max written inside is the sandbox's own PID namespace's, as long as the host's did not move.
-  const written = SYSCTLS.filter((p) => results[p] === "WRITTEN" && (p !== PID_MAX || hostPidMaxAfter !== hostPidMax));
-  expect({ writtenFromSandbox: written, results }).toEqual({ writtenFromSandbox: [], results });
-});
+  test("no host sysctl is writable from a code_execution (each probe writes back the value it read)", async () => {
+    const id = await createEnvironment(emulator, { sources: inlineFiles({ "workspace/a.txt": "a" }) });
+    const hostPidMax = readFileSync(PID_MAX, "utf8");
+    const { status, body } = await executeTool(emulator, id, python(PROBE));
+    const hostPidMaxAfter = readFileSync(PID_MAX, "utf8");
+    if (hostPidMaxAfter !== hostPidMax) writeFileSync(PID_MAX, hostPidMax);
+    expect(status).toBe(200);
+    const results: Record<string, string> = JSON.parse(body.output);
+    expect(Object.keys(results)).toEqual(SYSCTLS);
+    // pid_max written inside is the sandbox's own PID namespace's, as long as the host's did not move.
+    const written = SYSCTLS.filter((p) => results[p] === "WRITTEN" && (p !== PID_MAX || hostPidMaxAfter !== hostPidMax));
+    expect({ writtenFromSandbox: written, results }).toEqual({ writtenFromSandbox: [], results });
+  });
 
-test("a file the agent creates does not belong to host uid 0", async () => {
-  const id = await createEnvironment(emulator, { sources: inlineFiles({ "workspace/a.txt": "a" }) });
-  const { body } = await executeTool(emulator, id, python("open('/workspace/f', 'w').write('x')\nimport os\nprint(os.getuid(), open('/proc/self/uid_map').read().split())"));
-  expect(body.exit_code).toBe(0);
-  const stat = statSync(path.join(emulator.dataDir, "trees", id, "workspace/f"));
-  expect({ file: "workspace/f", hostUid: stat.uid, hostUidIsRoot: stat.uid === 0, inside: body.output.trim() }).toEqual({
-    file: "workspace/f",
-    hostUid: stat.uid,
-    hostUidIsRoot: false,
-    inside: body.output.trim(),
+  test("a file the agent creates does not belong to host uid 0", async () => {
+    const id = await createEnvironment(emulator, { sources: inlineFiles({ "workspace/a.txt": "a" }) });
+    const { body } = await executeTool(emulator, id, python("open('/workspace/f', 'w').write('x')\nimport os\nprint(os.getuid(), open('/proc/self/uid_map').read().split())"));
+    expect(body.exit_code).toBe(0);
+    const stat = statSync(path.join(emulator.dataDir, "trees", id, "workspace/f"));
+    expect({ file: "workspace/f", hostUid: stat.uid, hostUidIsRoot: stat.uid === 0, inside: body.output.trim() }).toEqual({
+      file: "workspace/f",
+      hostUid: stat.uid,
+      hostUidIsRoot: false,
+      inside: body.output.trim(),
+    });
   });
 });

@@ -11,6 +11,7 @@
  */
 import { readdirSync, statSync } from "node:fs";
 import * as path from "node:path";
+import { residentBytesOfEach } from "../../support/host-processes";
 import { bash, createEnvironment, executeTool, inlineFiles, python, startAttackEmulator, type AttackEmulator } from "./_attack";
 
 const MiB = 1024 * 1024;
@@ -38,14 +39,16 @@ function diskUsage(dir: string): { files: number; bytes: number } {
   return { files, bytes };
 }
 
-// Four children, each allocating and touching 900 MiB, then holding it for 3 s; the parent counts
-// how many hold their memory at once (said "HELD" and still run) and prints each new maximum.
+// Four children, each allocating and touching 900 MiB, then holding it for 3 s, started one after
+// another: the next as soon as the ones before it hold (or died), so that one may hold its 900 MiB
+// alone before the next one asks for more. The parent counts how many hold their memory at once
+// (said "HELD" and still run) and prints each new maximum.
 const HOGS = `
-import subprocess, sys, time
+import os, subprocess, sys, time
 CHILD = """
-import sys, time
+import sys, time  # MARKER
 try:
-    buf = bytearray(b"\\\\x01") * (900 * 2**20)
+    buf = bytearray(b"\\x01") * (900 * 2**20)
 except MemoryError:
     print("MEMORYERROR", flush=True)
     sys.exit(1)
@@ -53,14 +56,10 @@ print("HELD", flush=True)
 time.sleep(3)
 """
 print("STARTED", flush=True)
-children = [subprocess.Popen([sys.executable, "-c", CHILD], stdout=subprocess.PIPE, text=True) for _ in range(4)]
-import os
-for c in children:
-    os.set_blocking(c.stdout.fileno(), False)
-said = [""] * 4
+children, said = [], []
 best = 0
 deadline = time.monotonic() + 20
-while time.monotonic() < deadline and any(c.poll() is None for c in children):
+while time.monotonic() < deadline and (len(children) < 4 or any(c.poll() is None for c in children)):
     for i, c in enumerate(children):
         try:
             said[i] += c.stdout.read() or ""
@@ -70,6 +69,10 @@ while time.monotonic() < deadline and any(c.poll() is None for c in children):
     if holding > best:
         best = holding
         print("MAX", best, flush=True)
+    if len(children) < 4 and all("HELD" in said[i] or c.poll() is not None for i, c in enumerate(children)):
+        children.append(subprocess.Popen([sys.executable, "-c", CHILD], stdout=subprocess.PIPE, text=True))
+        os.set_blocking(children[-1].stdout.fileno(), False)
+        said.append("")
     time.sleep(0.05)
 for c in children:
     if c.poll() is None:
@@ -80,8 +83,17 @@ print("CHILDREN", [c.returncode for c in children], flush=True)
 
 test("one tool call cannot hold 4 × 900 MiB: at most one 900 MiB hog at a time", async () => {
   const id = await createEnvironment(emulator, { sources: inlineFiles({ "workspace/a.txt": "a" }) });
-  const { status, body } = await executeTool(emulator, id, python(HOGS), { timeoutMs: 60_000 });
+  // The host samples each child's resident memory: a limit that let no child hold its 900 MiB (or a
+  // program that never got to allocate) would pass the at-most-one check without proving it.
+  const marker = `genv-attack-hog-${process.pid}-${Date.now()}`;
+  let largestChild = 0;
+  const sampler = setInterval(() => (largestChild = Math.max(largestChild, ...residentBytesOfEach(marker))), 5);
+  const { status, body } = await executeTool(emulator, id, python(HOGS.replace("MARKER", marker)), { timeoutMs: 60_000 }).finally(() => clearInterval(sampler));
   expect(status).toBe(200);
+  expect({ aChildHeldOver800MiB: largestChild > 800 * MiB, largestChildMiB: Math.round(largestChild / MiB) }).toEqual({
+    aChildHeldOver800MiB: true,
+    largestChildMiB: Math.round(largestChild / MiB),
+  });
   const output: string = body.output ?? "";
   const maxima = [...output.matchAll(/^MAX (\d+)$/gm)].map((m) => Number(m[1]));
   const heldAtOnce = Math.max(0, ...maxima);

@@ -1,4 +1,10 @@
-/** A real HTTP server on 127.0.0.1, port 0, that records what it receives. Test helper, not a test. */
+/**
+ * A real HTTP server on 127.0.0.1, port 0, that records what it receives. Test helper, not a test.
+ *
+ * Only for what the emulator cannot produce: HTTP-date Retry-After, 408/502/504, a repeated page
+ * token, bodies a proxy would send, resets at chosen moments, wire variants (an empty 200, a 204).
+ * The client's happy paths run against the emulator (test/integration/sdk/).
+ */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { EnvironmentsClient, type EnvironmentsClientOptions } from "../../../sdk";

@@ -17,7 +17,7 @@ import * as path from "node:path";
 import * as ts from "typescript";
 
 const ROOT = path.resolve(__dirname, "../../..");
-const SHIPPED = ["sdk", "hooks", "provider", "emulator", "cli", "confine", "devtools"];
+const SHIPPED = ["sdk", "hooks", "provider", "policy", "emulator", "cli", "confine", "devtools"];
 const EVERYWHERE = [...SHIPPED, "bench", "scripts", "test", "index.ts"];
 const SKIP = new Set(["node_modules", "dist", "fixtures"]);
 
