@@ -1,11 +1,11 @@
 /** pulumi-gemini-environments: Gemini Environments as Pulumi resources. */
-export { Environment, type EnvironmentArgs, type SourceArgs, type AllowlistEntryArgs, type NetworkArgs } from "./provider/environment";
-export { Credential, type CredentialArgs } from "./provider/credential";
-export { GuardedEnvironment, type GuardedEnvironmentArgs } from "./provider/guarded-environment";
-export { HookBundle, HookBundleError, type HookBundleArgs, type HookRepositoryArgs, type HookScript } from "./provider/hook-bundle";
-export { NetworkPolicy, type AllowOptions, type TransformArgs } from "./provider/network-policy";
+export { Environment, type EnvironmentArgs, type SourceArgs, type AllowlistEntryArgs, type NetworkArgs } from "./provider/environment/resource";
+export { Credential, type CredentialArgs } from "./provider/credential/resource";
+export { GuardedEnvironment, type GuardedEnvironmentArgs } from "./provider/components/guarded-environment";
+export { HookBundle, HookBundleError, type HookBundleArgs, type HookRepositoryArgs, type HookScript } from "./provider/components/hook-bundle";
+export { NetworkPolicy, type AllowOptions, type TransformArgs } from "./provider/components/network-policy";
 /** The same resources served by the plugin (`gemini-environments:index:*`): `plugin.Environment`, `plugin.Credential`, `plugin.GuardedEnvironment`, `plugin.Provider`. */
-export * as plugin from "./provider/plugin-resources";
+export * as plugin from "./provider/plugin/resources";
 /** After a killed `pulumi up`: adopt what its creates made (`genv recover` for the Automation API). */
 export { recoverStack, recoverInterruptedDeploy, pulumiRunner, RecoveryRefusedError, type RecoverOptions, type RecoveryReport, type RecoveryAction } from "./provider/recovery";
 

@@ -18,7 +18,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import type { HooksTestCaseInput } from "../hooks/cases";
-import { HookBundle } from "../provider/hook-bundle";
+import { HookBundle } from "../provider/components/hook-bundle";
 import { EnvironmentsClient } from "../sdk/client";
 import { startEngineBench } from "./_engine";
 import { execFileAsync, interleavedMedians, medianMs, type Comparison } from "./_measure";

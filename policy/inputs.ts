@@ -14,7 +14,7 @@
  * rules skip what they cannot see rather than guess.
  */
 import { DEFAULT_ENVIRONMENT_MODE, type Network } from "../sdk/schemas";
-import { HOOKS_JSON_TARGET } from "../provider/hooks-check";
+import { HOOKS_JSON_TARGET } from "../provider/environment/hooks-check";
 
 // ---------------------------------------------------------------------------------------------
 // The view

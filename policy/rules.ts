@@ -12,7 +12,7 @@ import { z } from "zod";
 import { domainMatches } from "../hooks/egress-match";
 import type { LintCode } from "../hooks/lint";
 import { credentialInHeader, credentialLines } from "../hooks/secrets";
-import { HOOK_SCRIPTS_DIR } from "../provider/hook-bundle";
+import { HOOK_SCRIPTS_DIR } from "../provider/components/hook-bundle";
 import { ENVIRONMENT_MODES } from "../sdk/schemas";
 import { hooksFile, sourceLabel } from "./hooks-file";
 import { copiedSourcesCovering, HOOKS_JSON_TARGET, type EnvironmentView } from "./inputs";

@@ -1,15 +1,6 @@
 /**
- * The Credential resource as a Node.js dynamic provider (dynamic-adapter.ts over credential-core.ts:
- * a changed secret is a PATCH with an update_mask of exactly the changed wire names). As for
- * Environment, the serialized provider is a `require` of this module, whose path is in existing
- * states: keep it, and keep exporting the provider's methods by name.
+ * The Credential dynamic provider at the path that stacks made before provider/ was grouped by resource
+ * hold in their state (`require("pulumi-gemini-environments/dist/provider/credential-provider.js")`): their
+ * serialized provider keeps loading from here. New stacks record credential/dynamic-provider.
  */
-import { credentialCore } from "./credential-core";
-import { dynamicProvider } from "./dynamic-adapter";
-
-const provider = dynamicProvider(credentialCore);
-
-export const { configure, check, diff, create, read, update } = provider;
-/** The provider's `delete`, a reserved word as a binding name. */
-export const remove = provider.delete;
-export { remove as delete };
+export * from "./credential/dynamic-provider";

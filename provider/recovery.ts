@@ -35,9 +35,9 @@ import { EnvironmentsClient } from "../sdk/client";
 import { environmentsCreatedLike } from "../sdk/converge";
 import { isNotFound } from "../sdk/errors";
 import type { Environment } from "../sdk/schemas";
-import { CONFIG_NAMESPACE } from "./configuration";
-import { createRequestOf } from "./environment-core";
-import type { EnvironmentInputs } from "./environment-inputs";
+import { CONFIG_NAMESPACE } from "./contracts/configuration";
+import { createRequestOf } from "./environment/core";
+import type { EnvironmentInputs } from "./environment/inputs";
 
 // ---------------------------------------------------------------------------------------------
 // Types

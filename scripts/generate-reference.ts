@@ -13,7 +13,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { z } from "zod";
-import { propertiesOf, schemaName, type PropertyMeta } from "../provider/resource-schema";
+import { propertiesOf, schemaName, type PropertyMeta } from "../provider/contracts/resource-schema";
 import { GO_PACKAGE, NAMED, PACKAGE, PYTHON_PACKAGE, RESOURCES, generateSchema, packageIdentity, repositoryRoot } from "./generate-schema";
 
 type Json = Record<string, unknown>;

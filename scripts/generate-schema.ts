@@ -11,11 +11,11 @@
  *   every branch is an object type with a constant `type`);
  * - `HooksConfig` is a map, which a Pulumi type cannot be: it is written inline where used
  *   (`{additionalProperties: HooksGroup}`); so is `Network`, the union of NetworkAllowlist and the API's forms;
- * - a `bindableOr` union (provider/resource-schema.ts) → its first branch, the form every language binds
+ * - a `bindableOr` union (provider/contracts/resource-schema.ts) → its first branch, the form every language binds
  *   (`network`, `transform`, `injectionLocation` as lists or objects), though the provider takes the others too.
  * Property names are camelCase, as Pulumi's are: the resources' own are the TypeScript SDK's
  * (`fromEnvironment`, `fileCount`), a nested type's wire fields are renamed (`tool_call` → `toolCall`,
- * provider/resource-schema.ts `schemaName`), and the provider renames them back (`withWireNames`).
+ * provider/contracts/resource-schema.ts `schemaName`), and the provider renames them back (`withWireNames`).
  *
  * The package's identity comes from package.json: the version, and the repository, which gives the
  * Go module path, the plugin's download URL and the registry's links (`packageIdentity`).
@@ -24,11 +24,11 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { z } from "zod";
 import * as hooks from "../hooks/schema";
-import { CredentialInputs, CredentialOutputs } from "../provider/credential-inputs";
+import { CredentialInputs, CredentialOutputs } from "../provider/credential/inputs";
 import { HooksTestCase } from "../hooks/cases";
-import { AllowlistEntryInput, EnvironmentInputs, EnvironmentOutputs, NetworkDeclared, NetworkInput, UpdateStrategy } from "../provider/environment-inputs";
-import { GuardedEnvironmentInputs, GuardedEnvironmentOutputs, HookBundleInput } from "../provider/guarded-environment-inputs";
-import { BINDABLE, propertiesOf, schemaName } from "../provider/resource-schema";
+import { AllowlistEntryInput, EnvironmentInputs, EnvironmentOutputs, NetworkDeclared, NetworkInput, UpdateStrategy } from "../provider/environment/inputs";
+import { GuardedEnvironmentInputs, GuardedEnvironmentOutputs, HookBundleInput } from "../provider/components/guarded-environment-inputs";
+import { BINDABLE, propertiesOf, schemaName } from "../provider/contracts/resource-schema";
 import * as sdk from "../sdk/schemas";
 
 export const PACKAGE = "gemini-environments";

@@ -7,13 +7,13 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { ConstructResult } from "@pulumi/pulumi/provider";
-import type { EnvironmentArgs, EnvironmentResource } from "../environment";
-import { GUARDED_ENVIRONMENT_TYPE, GuardedEnvironment } from "../guarded-environment";
-import { HookBundleInput } from "../guarded-environment-inputs";
-import { HookBundle } from "../hook-bundle";
+import type { EnvironmentArgs, EnvironmentResource } from "../environment/resource";
+import { GUARDED_ENVIRONMENT_TYPE, GuardedEnvironment } from "../components/guarded-environment";
+import { HookBundleInput } from "../components/guarded-environment-inputs";
+import { HookBundle } from "../components/hook-bundle";
 import { formatIssuePath, validationIssues } from "../../sdk/issues";
-import { Environment } from "../plugin-resources";
-import { schemaPath, withWireNames } from "../resource-schema";
+import { Environment } from "./resources";
+import { schemaPath, withWireNames } from "../contracts/resource-schema";
 
 class PluginGuardedEnvironment extends GuardedEnvironment {
   protected override createEnvironment(name: string, args: EnvironmentArgs, opts: pulumi.CustomResourceOptions): EnvironmentResource {
@@ -23,7 +23,7 @@ class PluginGuardedEnvironment extends GuardedEnvironment {
 
 export async function construct(name: string, type: string, inputs: pulumi.Inputs, options: pulumi.ComponentResourceOptions): Promise<ConstructResult> {
   if (type !== GUARDED_ENVIRONMENT_TYPE) throw new Error(`unknown component type ${type} (this provider builds ${GUARDED_ENVIRONMENT_TYPE})`);
-  // The hooks as the schema declares them (guarded-environment-inputs.ts): each problem names its path.
+  // The hooks as the schema declares them (components/guarded-environment-inputs.ts): each problem names its path.
   // schema.json names the hooks' fields in camelCase (toolCall), hooks.json in snake_case (tool_call).
   const hooks = withWireNames(HookBundleInput, known(inputs.hooks, "hooks")) as HookBundleInput;
   const parsed = HookBundleInput.safeParse(hooks);

@@ -9,7 +9,7 @@
 import { main } from "@pulumi/pulumi/provider";
 import { pluginProvider } from "./provider";
 import { serveWithGaps } from "./_server-gaps";
-import { engineAddressOf, exitWhenEngineGone } from "../engine-watchdog";
+import { engineAddressOf, exitWhenEngineGone } from "../contracts/engine-watchdog";
 
 // A killed engine leaves the plugin running in its own process group: it leaves on its own.
 exitWhenEngineGone(engineAddressOf(process.argv.slice(2)));

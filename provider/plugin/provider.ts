@@ -11,8 +11,8 @@
 import { promises as fs, readFileSync } from "node:fs";
 import * as path from "node:path";
 import type * as pulumi from "@pulumi/pulumi/provider";
-import { CONFIG_NAMESPACE, launchConfig, providerClient, setProviderConfig } from "../configuration";
-import { partialFailure, replacedProperties, type PropertyChange, type ResourceCore } from "../resource-core";
+import { CONFIG_NAMESPACE, launchConfig, providerClient, setProviderConfig } from "../contracts/configuration";
+import { partialFailure, replacedProperties, type PropertyChange, type ResourceCore } from "../contracts/resource-core";
 import { conceal, reveal, secret, type Path } from "./_secrets";
 
 /** The package root: `dist/provider/plugin` → `.`, where package.json and schema.json are. */
@@ -43,8 +43,8 @@ export interface PluginProvider extends pulumi.Provider {
 type AnyCore = ResourceCore<object, object>;
 
 const CORES: Record<string, () => AnyCore> = {
-  [`${CONFIG_NAMESPACE}:index:Environment`]: () => (require("../environment-core") as typeof import("../environment-core")).environmentCore as unknown as AnyCore,
-  [`${CONFIG_NAMESPACE}:index:Credential`]: () => (require("../credential-core") as typeof import("../credential-core")).credentialCore as unknown as AnyCore,
+  [`${CONFIG_NAMESPACE}:index:Environment`]: () => (require("../environment/core") as typeof import("../environment/core")).environmentCore as unknown as AnyCore,
+  [`${CONFIG_NAMESPACE}:index:Credential`]: () => (require("../credential/core") as typeof import("../credential/core")).credentialCore as unknown as AnyCore,
 };
 
 /** Loads every module a call may load (scripts/pack-plugin traces what the plugin needs this way). */

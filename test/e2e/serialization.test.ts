@@ -69,7 +69,7 @@ describe("the serialized dynamic provider from the packed package", () => {
     const { stdout } = await execFileAsync("node", ["serialize.js", e2e().emulator.url], { cwd: dir, env });
     const result = JSON.parse(stdout.trim().split("\n").pop()!);
 
-    expect(result.text).toContain('require("pulumi-gemini-environments/dist/provider/environment-provider.js")');
+    expect(result.text).toContain('require("pulumi-gemini-environments/dist/provider/environment/dynamic-provider.js")');
     expect(result.text).not.toContain(TEST_KEY);
     expect(result.text.length).toBeLessThan(1024); // one require: it is stored twice per resource and rewritten at every checkpoint
 

@@ -3,7 +3,7 @@
  * environment variables a provider reads (GOOGLE_API_KEY, GOOGLE_GEMINI_BASE_URL) pointing at it,
  * with no stack config; both restored after.
  */
-import { setStackConfig } from "../../provider/configuration";
+import { setStackConfig } from "../../provider/contracts/configuration";
 import { startTestEmulator, TEST_KEY, type TestEmulator } from "./emulator";
 
 /** Call at the top of a test file; the returned getter gives the running emulator inside tests. */

@@ -4,8 +4,8 @@
  */
 import { EnvironmentsClient } from "../../../sdk";
 import { ownerOf } from "../../../emulator/api";
-import { credentialCore } from "../../../provider/credential-core";
-import { environmentCore } from "../../../provider/environment-core";
+import { credentialCore } from "../../../provider/credential/core";
+import { environmentCore } from "../../../provider/environment/core";
 import { inline, startTestEmulator, TEST_KEY, type TestEmulator } from "../../support/emulator";
 
 async function withFaults(faults: string, fn: (emulator: TestEmulator, client: EnvironmentsClient) => Promise<void>): Promise<void> {

@@ -4,9 +4,9 @@
  * replacement on id or type, refresh of a deleted credential, idempotent delete, check failures.
  */
 import * as provider from "../../../provider/credential-provider";
-import { SECRET_PROPERTIES, WIRE_FIELD, type CredentialInputs, type CredentialOutputs } from "../../../provider/credential-inputs";
-import { defaultCredentialId } from "../../../provider/credential";
-import { UNKNOWN } from "../../../provider/environment-inputs";
+import { SECRET_PROPERTIES, WIRE_FIELD, type CredentialInputs, type CredentialOutputs } from "../../../provider/credential/inputs";
+import { defaultCredentialId } from "../../../provider/credential/resource";
+import { UNKNOWN } from "../../../provider/environment/inputs";
 import { ownerOf } from "../../../emulator/api";
 import { CREDENTIAL_SECRET_FIELDS } from "../../../sdk/schemas";
 import { TEST_KEY } from "../../support/emulator";

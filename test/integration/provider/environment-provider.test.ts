@@ -3,7 +3,7 @@
  * them) against a real emulator.
  */
 import * as provider from "../../../provider/environment-provider";
-import { UNKNOWN, type EnvironmentOutputs } from "../../../provider/environment-inputs";
+import { UNKNOWN, type EnvironmentOutputs } from "../../../provider/environment/inputs";
 import { EnvironmentsClient } from "../../../sdk/client";
 import { inline, startTestEmulator, TEST_KEY } from "../../support/emulator";
 import { useProviderEmulator } from "../../support/provider-emulator";

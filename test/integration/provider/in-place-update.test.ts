@@ -5,7 +5,7 @@
  * state that says exactly what was uploaded, and the next one finishes.
  */
 import * as provider from "../../../provider/environment-provider";
-import type { EnvironmentInputs, EnvironmentOutputs } from "../../../provider/environment-inputs";
+import type { EnvironmentInputs, EnvironmentOutputs } from "../../../provider/environment/inputs";
 import { EnvironmentsClient } from "../../../sdk/client";
 import { inline, TEST_KEY } from "../../support/emulator";
 import { useProviderEmulator } from "../../support/provider-emulator";

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import { Credential, defaultCredentialId } from "../../../provider/credential";
-import { NetworkPolicy } from "../../../provider/network-policy";
+import { Credential, defaultCredentialId } from "../../../provider/credential/resource";
+import { NetworkPolicy } from "../../../provider/components/network-policy";
 
 // From repo sources the provider cannot be closure-serialized (the e2e tests run it from the packed
 // package); here the serialized text is a stub.

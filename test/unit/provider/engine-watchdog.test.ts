@@ -1,8 +1,8 @@
-// The watchdog that ends a provider process once its engine is gone (provider/engine-watchdog.ts):
+// The watchdog that ends a provider process once its engine is gone (provider/contracts/engine-watchdog.ts):
 // the engine's address found among the arguments the engine passes, and a real listener on port 0
 // standing in for the engine's gRPC server, closed to play the killed engine.
 import * as net from "node:net";
-import { engineAddressOf, exitWhenEngineGone } from "../../../provider/engine-watchdog";
+import { engineAddressOf, exitWhenEngineGone } from "../../../provider/contracts/engine-watchdog";
 
 describe("engineAddressOf", () => {
   test("is the first argument that is not a logging flag", () => {

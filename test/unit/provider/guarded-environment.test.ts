@@ -1,12 +1,12 @@
 import * as pulumi from "@pulumi/pulumi";
 import { command, group, http } from "../../../hooks/builders";
-import { GuardedEnvironment } from "../../../provider/guarded-environment";
-import { HookBundle } from "../../../provider/hook-bundle";
-import { NetworkPolicy } from "../../../provider/network-policy";
+import { GuardedEnvironment } from "../../../provider/components/guarded-environment";
+import { HookBundle } from "../../../provider/components/hook-bundle";
+import { NetworkPolicy } from "../../../provider/components/network-policy";
 
 // The real Environment is a dynamic resource whose provider Pulumi closure-serializes on registration;
 // here it is replaced by a plain custom resource of the same shape, so the test sees what it receives.
-jest.mock("../../../provider/environment", () => {
+jest.mock("../../../provider/environment/resource", () => {
   const { CustomResource } = jest.requireActual("@pulumi/pulumi");
   class Environment extends CustomResource {
     constructor(name: string, args: Record<string, unknown>, opts?: object) {

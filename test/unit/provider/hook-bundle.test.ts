@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { command, group, http } from "../../../hooks/builders";
-import { HookBundle, HookBundleError } from "../../../provider/hook-bundle";
+import { HookBundle, HookBundleError } from "../../../provider/components/hook-bundle";
 
 const fixtures = path.join(__dirname, "fixtures");
 const gate = command("python3 /.agents/hooks-scripts/gate.py", { timeout: 10 });

@@ -1,5 +1,5 @@
 import { check } from "../../../provider/environment-provider";
-import { UNKNOWN } from "../../../provider/environment-inputs";
+import { UNKNOWN } from "../../../provider/environment/inputs";
 import type { Source } from "../../../sdk/schemas";
 
 const hooksJson = (config: unknown): Source => ({ type: "inline", target: ".agents/hooks.json", content: JSON.stringify(config) });

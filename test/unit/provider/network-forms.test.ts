@@ -5,10 +5,10 @@
  * an import declares the bindable form; and hooks declared with schema.json's camelCase names reach the
  * hooks.json shape.
  */
-import { environmentCore } from "../../../provider/environment-core";
-import { networkFromWire, networkToWire, type EnvironmentInputs, type EnvironmentOutputs } from "../../../provider/environment-inputs";
-import { HookBundleInput } from "../../../provider/guarded-environment-inputs";
-import { schemaPath, withWireNames } from "../../../provider/resource-schema";
+import { environmentCore } from "../../../provider/environment/core";
+import { networkFromWire, networkToWire, type EnvironmentInputs, type EnvironmentOutputs } from "../../../provider/environment/inputs";
+import { HookBundleInput } from "../../../provider/components/guarded-environment-inputs";
+import { schemaPath, withWireNames } from "../../../provider/contracts/resource-schema";
 import { generateSchema } from "../../../scripts/generate-schema";
 
 const SOURCES = [{ type: "inline" as const, target: "workspace/a.txt", content: "a\n" }];

@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { group, http } from "../../../hooks/builders";
-import { HookBundle } from "../../../provider/hook-bundle";
-import { NetworkPolicy } from "../../../provider/network-policy";
+import { HookBundle } from "../../../provider/components/hook-bundle";
+import { NetworkPolicy } from "../../../provider/components/network-policy";
 
 /** Resolves an Input deeply, with the secret flag of every Output met. */
 async function resolve(value: unknown): Promise<{ value: unknown; secret: boolean }> {

@@ -6,12 +6,12 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { credentialCore } from "../../../provider/credential-core";
-import type { CredentialInputs } from "../../../provider/credential-inputs";
-import { environmentCore } from "../../../provider/environment-core";
-import type { EnvironmentInputs } from "../../../provider/environment-inputs";
-import { GuardedEnvironmentInputs } from "../../../provider/guarded-environment-inputs";
-import { withWireNames } from "../../../provider/resource-schema";
+import { credentialCore } from "../../../provider/credential/core";
+import type { CredentialInputs } from "../../../provider/credential/inputs";
+import { environmentCore } from "../../../provider/environment/core";
+import type { EnvironmentInputs } from "../../../provider/environment/inputs";
+import { GuardedEnvironmentInputs } from "../../../provider/components/guarded-environment-inputs";
+import { withWireNames } from "../../../provider/contracts/resource-schema";
 import { validationIssues } from "../../../sdk/issues";
 import { generateSchema } from "../../../scripts/generate-schema";
 import { goName, pythonName, REFERENCE_EXAMPLES, referencePages } from "../../../scripts/generate-reference";

@@ -17,18 +17,18 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { GroupBuilder, hooksConfig } from "../hooks/builders";
-import { jsonPointer } from "../hooks/lint";
-import type { HooksConfigInput, HooksGroupInput } from "../hooks/schema";
-import { HOOK_EVENTS } from "../hooks/schema";
-import { referencedScripts } from "../hooks/scripts";
-import { serializeHooks } from "../hooks/serialize";
-import { targetPathProblem, type Source } from "../sdk/schemas";
-import { ValidationError } from "../sdk/errors";
-import { atPath, issueAt, validationIssues, type Issue } from "../sdk/issues";
-import { HooksTestCases, type HooksTestCase, type HooksTestCaseInput } from "../hooks/cases";
-import { HookBundleError } from "./errors";
-import { HOOKS_JSON_TARGET } from "./hooks-check";
+import { GroupBuilder, hooksConfig } from "../../hooks/builders";
+import { jsonPointer } from "../../hooks/lint";
+import type { HooksConfigInput, HooksGroupInput } from "../../hooks/schema";
+import { HOOK_EVENTS } from "../../hooks/schema";
+import { referencedScripts } from "../../hooks/scripts";
+import { serializeHooks } from "../../hooks/serialize";
+import { targetPathProblem, type Source } from "../../sdk/schemas";
+import { ValidationError } from "../../sdk/errors";
+import { atPath, issueAt, validationIssues, type Issue } from "../../sdk/issues";
+import { HooksTestCases, type HooksTestCase, type HooksTestCaseInput } from "../../hooks/cases";
+import { HookBundleError } from "../contracts/errors";
+import { HOOKS_JSON_TARGET } from "../environment/hooks-check";
 
 /** Where bundle scripts land, relative to the environment root; commands run them as `/.agents/hooks-scripts/<name>`. */
 export const HOOK_SCRIPTS_DIR = ".agents/hooks-scripts";
@@ -122,7 +122,7 @@ export class HookBundle {
    * only here). Each outcome carries `mismatch` when the case failed.
    */
   async runTests(): Promise<Array<{ name: string; decision: string; reason?: string; mismatch?: string }>> {
-    const { caseName, mismatchOf, runCases } = await import("../emulator/sandbox/policy-cases");
+    const { caseName, mismatchOf, runCases } = await import("../../emulator/sandbox/policy-cases");
     const verdicts = await runCases({ hooksText: this.hooksJson, scripts: this.scriptTexts }, this.tests, "env_policy_tests");
     return this.tests.map((testCase, index) => ({
       name: caseName(testCase, index),

@@ -12,18 +12,18 @@
  * What it needs: the plugin found by the engine (README, "From any Pulumi language").
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { LintCode } from "../hooks/lint";
-import { issueAt } from "../sdk/issues";
-import { credentialRegistration, type CredentialArgs } from "./credential";
-import type { CredentialOutputs } from "./credential-inputs";
-import { ENVIRONMENT_COMPUTED, environmentOptions, type EnvironmentArgs, type EnvironmentResource, type NetworkArgs, type SourceArgs } from "./environment";
-import type { EnvironmentOutputs } from "./environment-inputs";
-import type { OutputsOf } from "./resource-schema";
-import { GUARDED_ENVIRONMENT_TYPE } from "./guarded-environment";
-import type { HookBundleInput } from "./guarded-environment-inputs";
-import type { HookBundle } from "./hook-bundle";
-import { InvalidInputError } from "./errors";
-import { NetworkPolicy } from "./network-policy";
+import type { LintCode } from "../../hooks/lint";
+import { issueAt } from "../../sdk/issues";
+import { credentialRegistration, type CredentialArgs } from "../credential/resource";
+import type { CredentialOutputs } from "../credential/inputs";
+import { ENVIRONMENT_COMPUTED, environmentOptions, type EnvironmentArgs, type EnvironmentResource, type NetworkArgs, type SourceArgs } from "../environment/resource";
+import type { EnvironmentOutputs } from "../environment/inputs";
+import type { OutputsOf } from "../contracts/resource-schema";
+import { GUARDED_ENVIRONMENT_TYPE } from "../components/guarded-environment";
+import type { HookBundleInput } from "../components/guarded-environment-inputs";
+import type { HookBundle } from "../components/hook-bundle";
+import { InvalidInputError } from "../contracts/errors";
+import { NetworkPolicy } from "../components/network-policy";
 
 const PACKAGE = "gemini-environments";
 

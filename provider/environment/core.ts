@@ -1,5 +1,5 @@
 /**
- * The Environment resource's core (resource-core.ts): check, diff, create, read, update and delete,
+ * The Environment resource's core (contracts/resource-core.ts): check, diff, create, read, update and delete,
  * called by the dynamic provider (environment-provider.ts) and the plugin (plugin/provider.ts).
  *
  * Updates: an edited or added inline source is uploaded (update); any other change replaces the
@@ -15,21 +15,21 @@
  * `read` keeps the state's value.
  */
 import { isDeepStrictEqual } from "node:util";
-import type { EnvironmentsClient } from "../sdk/client";
-import { createEnvironmentConverging } from "../sdk/converge";
-import { isNotFound } from "../sdk/errors";
-import { createEnvironmentRequest, Source, type CreateEnvironmentRequest, type Environment } from "../sdk/schemas";
-import { atPath, issueAt, validationIssues, type Issue } from "../sdk/issues";
-import { InvalidInputError } from "./errors";
+import type { EnvironmentsClient } from "../../sdk/client";
+import { createEnvironmentConverging } from "../../sdk/converge";
+import { isNotFound } from "../../sdk/errors";
+import { createEnvironmentRequest, Source, type CreateEnvironmentRequest, type Environment } from "../../sdk/schemas";
+import { atPath, issueAt, validationIssues, type Issue } from "../../sdk/issues";
+import { InvalidInputError } from "../contracts/errors";
 import { hooksCheckIssues } from "./hooks-check";
-import { containsUnknown, EnvironmentComputed, EnvironmentInputs, type EnvironmentOutputs } from "./environment-inputs";
-import { propertyChanges, type ChangeKind } from "./property-diff";
+import { containsUnknown, EnvironmentComputed, EnvironmentInputs, type EnvironmentOutputs } from "./inputs";
+import { propertyChanges, type ChangeKind } from "../contracts/property-diff";
 import { changedFiles, declaredHookFiles, driftedHookFiles, updatableInPlace } from "./inline-files";
-import { addChanges, checkFailure, PartialUpdateError, type ResourceCore, type ResourceDiff } from "./resource-core";
-import { declaredValue, isNumber, isOptional, normalValue, propertiesOf, propertyMeta, wireNames, wireValue, type PropertyMeta } from "./resource-schema";
+import { addChanges, checkFailure, PartialUpdateError, type ResourceCore, type ResourceDiff } from "../contracts/resource-core";
+import { declaredValue, isNumber, isOptional, normalValue, propertiesOf, propertyMeta, wireNames, wireValue, type PropertyMeta } from "../contracts/resource-schema";
 
 // ---------------------------------------------------------------------------------------------
-// Properties, from their schemas (environment-inputs.ts)
+// Properties, from their schemas (environment/inputs.ts)
 // ---------------------------------------------------------------------------------------------
 
 type InputProperty = keyof EnvironmentInputs;
@@ -90,7 +90,7 @@ export const environmentCore: ResourceCore<EnvironmentInputs, EnvironmentOutputs
         issues.push({ ...issue, path: wire === undefined ? [] : [WIRE_TO_INPUT[wire] ?? wire, ...rest] });
       }
     }
-    // The hooks linter over an inline .agents/hooks.json (provider/hooks-check.ts).
+    // The hooks linter over an inline .agents/hooks.json (provider/environment/hooks-check.ts).
     const network = propertyMeta(EnvironmentInputs.shape.network);
     issues.push(...atPath(["sources"], hooksCheckIssues(news.sources, containsUnknown(news.network) ? news.network : wireValue(network, news.network))));
     if (news.adopt !== undefined && news.fromEnvironment !== undefined) {

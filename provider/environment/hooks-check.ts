@@ -13,10 +13,10 @@
  * Messages never echo hooks.json text beyond what the linter quotes (matchers, hosts): the linter names
  * a credential in a header without its value, and a JSON syntax error is reported by position only.
  */
-import { lintHooks } from "../hooks/lint";
-import { issueAt, type Issue } from "../sdk/issues";
-import { Network } from "../sdk/schemas";
-import { containsUnknown } from "./environment-inputs";
+import { lintHooks } from "../../hooks/lint";
+import { issueAt, type Issue } from "../../sdk/issues";
+import { Network } from "../../sdk/schemas";
+import { containsUnknown } from "./inputs";
 
 /** Where the hook runtime looks for hooks.json, relative to the environment root. */
 export const HOOKS_JSON_TARGET = ".agents/hooks.json";

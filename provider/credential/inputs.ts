@@ -1,12 +1,12 @@
 /**
- * The Credential resource's properties, once (resource-schema.ts): zod schemas whose `.meta` gives
+ * The Credential resource's properties, once (contracts/resource-schema.ts): zod schemas whose `.meta` gives
  * each one's description, wire field, which credential types use it, whether it is secret and what a
- * change does. The types, the Args, the wire mapping, check and diff (credential-core.ts), the secret
+ * change does. The types, the Args, the wire mapping, check and diff (credential/core.ts), the secret
  * outputs of the resource classes and schema.json follow.
  */
 import { z } from "zod";
-import { CREDENTIAL_TYPES, InjectionLocation, type CredentialType } from "../sdk/schemas";
-import { bindableOr, propertiesOf, type InputsOf } from "./resource-schema";
+import { CREDENTIAL_TYPES, InjectionLocation, type CredentialType } from "../../sdk/schemas";
+import { bindableOr, propertiesOf, type InputsOf } from "../contracts/resource-schema";
 
 // ---------------------------------------------------------------------------------------------
 // Schemas

@@ -2,17 +2,17 @@
  * The files an Environment's inline sources put in place, as the API can change them after create:
  * one upload with `overwrite` per file. The API has no UpdateEnvironment and cannot remove a file, so
  * only two changes can be made in place — an inline source's content edited, and inline sources
- * added at the end. Everything else replaces the environment (environment-core.ts).
+ * added at the end. Everything else replaces the environment (environment/core.ts).
  *
  * A source is applied in order at create, so a later source wins where targets overlap. An upload
  * after create would win over every source, so an inline source is updated in place only when no
  * later source writes at, above or below its target: its file then holds exactly its content, as at
  * create. The same rule says which hook files refresh can compare with what is declared.
  */
-import type { EnvironmentsClient } from "../sdk/client";
-import { isNotFound } from "../sdk/errors";
-import type { Source } from "../sdk/schemas";
-import { propertyChanges } from "./property-diff";
+import type { EnvironmentsClient } from "../../sdk/client";
+import { isNotFound } from "../../sdk/errors";
+import type { Source } from "../../sdk/schemas";
+import { propertyChanges } from "../contracts/property-diff";
 
 /** An inline source's file: its index among the sources, its path, its bytes. */
 export interface InlineFile {

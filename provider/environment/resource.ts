@@ -10,9 +10,9 @@
  * ```
  */
 import * as pulumi from "@pulumi/pulumi";
-import * as implementation from "./environment-provider";
-import { EnvironmentComputed, type EnvironmentArgs, type EnvironmentInputs, type EnvironmentOutputs } from "./environment-inputs";
-import { propertiesOf, type OutputsOf } from "./resource-schema";
+import * as implementation from "./dynamic-provider";
+import { EnvironmentComputed, type EnvironmentArgs, type EnvironmentInputs, type EnvironmentOutputs } from "./inputs";
+import { propertiesOf, type OutputsOf } from "../contracts/resource-schema";
 
 /**
  * What the engine serializes: the provider module itself. Installed from npm, a module under
@@ -23,10 +23,10 @@ import { propertiesOf, type OutputsOf } from "./resource-schema";
  */
 const provider: pulumi.dynamic.ResourceProvider<EnvironmentInputs, EnvironmentOutputs> = implementation;
 
-/** The arguments, derived from the inputs' schemas (environment-inputs.ts, described in schema.json). */
-export type { AllowlistEntryArgs, EnvironmentArgs, NetworkArgs, SourceArgs } from "./environment-inputs";
+/** The arguments, derived from the inputs' schemas (environment/inputs.ts, described in schema.json). */
+export type { AllowlistEntryArgs, EnvironmentArgs, NetworkArgs, SourceArgs } from "./inputs";
 
-/** What an Environment resource offers, whichever provider serves it (the dynamic one here, or the plugin: plugin-resources.ts). */
+/** What an Environment resource offers, whichever provider serves it (the dynamic one here, or the plugin: plugin/resources.ts). */
 export interface EnvironmentResource extends pulumi.CustomResource, OutputsOf<EnvironmentOutputs> {}
 
 /** The outputs the API computes, declared (undefined) in a resource's properties so that the engine fills them in. */

@@ -1,5 +1,5 @@
 /**
- * The contract of a resource core: one module per resource (environment-core.ts, credential-core.ts)
+ * The contract of a resource core: one module per resource (environment/core.ts, credential/core.ts)
  * holds check, diff, create, read, update and delete over plain values — secrets unwrapped, values
  * unknown during preview as `UNKNOWN` — and two thin adapters call it: the Node.js dynamic provider
  * (environment-provider.ts, credential-provider.ts) and the native plugin (plugin/provider.ts).
@@ -7,8 +7,8 @@
  * A core never imports `@pulumi/pulumi` (the plugin loads it lazily) and never reads configuration:
  * the adapter hands it a client.
  */
-import type { EnvironmentsClient } from "../sdk/client";
-import { renderIssue, type Issue } from "../sdk/issues";
+import type { EnvironmentsClient } from "../../sdk/client";
+import { renderIssue, type Issue } from "../../sdk/issues";
 import type { ChangeKind } from "./property-diff";
 
 /** A check failure: the top-level property, and a reason that starts with the full path (`sources[2].target: …`). */

@@ -19,15 +19,15 @@
  */
 import { createHash } from "node:crypto";
 import * as pulumi from "@pulumi/pulumi";
-import * as implementation from "./credential-provider";
-import { CredentialComputed, SECRET_PROPERTIES, type CredentialArgs, type CredentialInputs, type CredentialOutputs } from "./credential-inputs";
-import type { OutputsOf } from "./resource-schema";
+import * as implementation from "./dynamic-provider";
+import { CredentialComputed, SECRET_PROPERTIES, type CredentialArgs, type CredentialInputs, type CredentialOutputs } from "./inputs";
+import type { OutputsOf } from "../contracts/resource-schema";
 
 /** What the engine serializes: the provider module itself, a `require` of the package (see environment.ts). */
 const provider: pulumi.dynamic.ResourceProvider<CredentialInputs, CredentialOutputs> = implementation;
 
-/** The arguments, derived from the inputs' schemas (credential-inputs.ts, described in schema.json). */
-export type { CredentialArgs } from "./credential-inputs";
+/** The arguments, derived from the inputs' schemas (credential/inputs.ts, described in schema.json). */
+export type { CredentialArgs } from "./inputs";
 
 /** Its outputs: `credentialId` (also its id), `type`, `status` (`active` or `revoked`), `createTime`, `updateTime`, and the inputs (secrets as secrets). */
 export interface Credential extends OutputsOf<CredentialOutputs> {}

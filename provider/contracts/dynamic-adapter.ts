@@ -1,5 +1,5 @@
 /**
- * A resource core (resource-core.ts) as a Node.js dynamic provider: the methods the engine's
+ * A resource core (contracts/resource-core.ts) as a Node.js dynamic provider: the methods the engine's
  * dynamic-provider host calls. Each resource's module (environment-provider.ts,
  * credential-provider.ts) exports them under their names, because the serialized provider the engine
  * keeps in state is only a `require` of that module: credentials and clients never enter the
@@ -11,7 +11,7 @@ import { dynamicDiffResult, partialFailure, type ResourceCore } from "./resource
 import { dynamicProviderHostEngine, exitWhenEngineGone } from "./engine-watchdog";
 
 // Loaded into the dynamic provider's host (Pulumi's code, which never notices a killed engine): the
-// host and its shell leave once the engine is gone (engine-watchdog.ts).
+// host and its shell leave once the engine is gone (contracts/engine-watchdog.ts).
 exitWhenEngineGone(dynamicProviderHostEngine());
 
 /** Where the engine keeps a dynamic resource's serialized provider, among its properties. */

@@ -14,12 +14,12 @@
  * Domains and header names are plain strings, checked with the wire schema as they are added.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { domainMatches } from "../hooks/egress-match";
-import { AllowlistEntry } from "../sdk/schemas";
-import { issueAt, validationIssues } from "../sdk/issues";
-import { InvalidInputError } from "./errors";
-import { Credential } from "./credential";
-import type { AllowlistEntryArgs, NetworkArgs } from "./environment";
+import { domainMatches } from "../../hooks/egress-match";
+import { AllowlistEntry } from "../../sdk/schemas";
+import { issueAt, validationIssues } from "../../sdk/issues";
+import { InvalidInputError } from "../contracts/errors";
+import { Credential } from "../credential/resource";
+import type { AllowlistEntryArgs, NetworkArgs } from "../environment/resource";
 import type { HookBundle } from "./hook-bundle";
 
 /** Headers the egress proxy injects on requests to a domain; values may be secrets. */

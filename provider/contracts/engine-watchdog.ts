@@ -9,7 +9,7 @@
  * refused: no process listens there any more.
  *
  * Used by the plugin (plugin/main.ts) and, loaded into the dynamic provider's host with our provider
- * module, by the dynamic provider (dynamic-adapter.ts): the host's `sh` wrapper exits with it.
+ * module, by the dynamic provider (contracts/dynamic-adapter.ts): the host's `sh` wrapper exits with it.
  */
 import * as net from "node:net";
 

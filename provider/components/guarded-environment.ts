@@ -16,9 +16,9 @@
  * failing source and JSON pointer.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { lintHooks, type Finding, type LintCode } from "../hooks/lint";
-import { Environment, type EnvironmentArgs, type EnvironmentResource, type NetworkArgs, type SourceArgs } from "./environment";
-import type { UpdateStrategy } from "./environment-inputs";
+import { lintHooks, type Finding, type LintCode } from "../../hooks/lint";
+import { Environment, type EnvironmentArgs, type EnvironmentResource, type NetworkArgs, type SourceArgs } from "../environment/resource";
+import type { UpdateStrategy } from "../environment/inputs";
 import type { HookBundle } from "./hook-bundle";
 import { NetworkPolicy } from "./network-policy";
 

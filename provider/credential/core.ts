@@ -1,5 +1,5 @@
 /**
- * The Credential resource's core (resource-core.ts), called by the dynamic provider
+ * The Credential resource's core (contracts/resource-core.ts), called by the dynamic provider
  * (credential-provider.ts) and the plugin (plugin/provider.ts).
  *
  * Secrets are write-only on the API: no response carries them. The core keeps the inputs in its
@@ -7,15 +7,15 @@
  * `diff` compares old and new inputs: a rotated token is an in-place update, a PATCH whose
  * `update_mask` lists exactly the changed wire fields.
  */
-import { createCredentialConverging } from "../sdk/converge";
-import { isAlreadyExists, isNotFound } from "../sdk/errors";
-import { CREDENTIAL_TYPES, CredentialId, CreateCredentialRequest, type Credential, type CredentialType, type UpdateCredentialRequest } from "../sdk/schemas";
-import { issueAt, validationIssues, type Issue } from "../sdk/issues";
-import { CredentialInputs, INPUT_PROPERTY, SECRET_PROPERTIES, TYPE_FIELDS, WIRE_FIELD, wireFields, type CredentialOutputs, type FieldProperty } from "./credential-inputs";
-import { containsUnknown } from "./environment-inputs";
-import { propertyChanges } from "./property-diff";
-import { addChanges, checkFailure, topLevelProperty, type ResourceCore, type ResourceDiff } from "./resource-core";
-import { propertiesOf } from "./resource-schema";
+import { createCredentialConverging } from "../../sdk/converge";
+import { isAlreadyExists, isNotFound } from "../../sdk/errors";
+import { CREDENTIAL_TYPES, CredentialId, CreateCredentialRequest, type Credential, type CredentialType, type UpdateCredentialRequest } from "../../sdk/schemas";
+import { issueAt, validationIssues, type Issue } from "../../sdk/issues";
+import { CredentialInputs, INPUT_PROPERTY, SECRET_PROPERTIES, TYPE_FIELDS, WIRE_FIELD, wireFields, type CredentialOutputs, type FieldProperty } from "./inputs";
+import { containsUnknown } from "../environment/inputs";
+import { propertyChanges } from "../contracts/property-diff";
+import { addChanges, checkFailure, topLevelProperty, type ResourceCore, type ResourceDiff } from "../contracts/resource-core";
+import { propertiesOf } from "../contracts/resource-schema";
 
 const ALL_FIELDS = Object.keys(WIRE_FIELD) as FieldProperty[];
 /** A change of these replaces the credential; a change of a field its type uses updates it in place. */

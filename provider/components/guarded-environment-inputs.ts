@@ -5,11 +5,11 @@
  * programs pass a `HookBundle` and a `NetworkPolicy` instead (guarded-environment.ts).
  */
 import { z } from "zod";
-import { HooksTestCases } from "../hooks/cases";
-import { LINT_CODES } from "../hooks/lint";
-import { HooksConfig } from "../hooks/schema";
-import { Source } from "../sdk/schemas";
-import { NetworkDeclared, UpdateStrategy } from "./environment-inputs";
+import { HooksTestCases } from "../../hooks/cases";
+import { LINT_CODES } from "../../hooks/lint";
+import { HooksConfig } from "../../hooks/schema";
+import { Source } from "../../sdk/schemas";
+import { NetworkDeclared, UpdateStrategy } from "../environment/inputs";
 
 export const HookBundleInput = z
   .object({

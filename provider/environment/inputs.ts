@@ -1,13 +1,13 @@
 /**
- * The Environment resource's properties, once (resource-schema.ts): inputs and computed outputs as
+ * The Environment resource's properties, once (contracts/resource-schema.ts): inputs and computed outputs as
  * zod schemas whose `.meta` gives each one's description, wire field and what a change does. The
- * TypeScript types, the Args of the resource classes, check, create and import (environment-core.ts)
+ * TypeScript types, the Args of the resource classes, check, create and import (environment/core.ts)
  * and schema.json (scripts/generate-schema.ts) all follow. A new input — say `mode` — is one entry in
  * `EnvironmentInputs`; a new output one entry in `EnvironmentComputed`.
  */
 import { z } from "zod";
-import { AllowlistEntry, DEFAULT_ENVIRONMENT_MODE, EnvironmentMode, HeaderMap, Network, Source } from "../sdk/schemas";
-import { bindableOr, type InputsOf } from "./resource-schema";
+import { AllowlistEntry, DEFAULT_ENVIRONMENT_MODE, EnvironmentMode, HeaderMap, Network, Source } from "../../sdk/schemas";
+import { bindableOr, type InputsOf } from "../contracts/resource-schema";
 
 // ---------------------------------------------------------------------------------------------
 // Schemas
