@@ -40,6 +40,20 @@ export async function interleavedMedians(
   return [median(oursTimes), median(baselineTimes)];
 }
 
+/** Milliseconds from spawning a provider plugin to its port on stdout. */
+export function startupMs(launcher: string, env: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(launcher, ["127.0.0.1:1"], { env, stdio: ["ignore", "pipe", "ignore"] });
+    child.once("error", reject);
+    child.stdout!.once("data", () => {
+      const ms = performance.now() - started;
+      child.kill("SIGKILL");
+      child.once("exit", () => resolve(ms));
+    });
+  });
+}
+
 export interface Comparison {
   name: string;
   ours: number;

@@ -24,7 +24,6 @@
  * (the plugin's outputs hold the computed values only). Also printed: the API calls per resource of
  * the plugin's up, no-op preview, refresh and destroy. Runs from the repo after `npm run build`.
  */
-import { spawn } from "node:child_process";
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -32,7 +31,7 @@ import type { Stack } from "@pulumi/pulumi/automation";
 import { group, command, hooksConfig } from "../hooks/builders";
 import { serializeHooks } from "../hooks/serialize";
 import { startEngineBench } from "./_engine";
-import { execFileAsync, type Comparison } from "./_measure";
+import { execFileAsync, startupMs, type Comparison } from "./_measure";
 
 const COUNT = 50;
 const ROUNDS = Number(process.env.GENV_BENCH_FLEET_ROUNDS) > 0 ? Number(process.env.GENV_BENCH_FLEET_ROUNDS) : 5; // GENV_BENCH_FLEET_ROUNDS=… to change
@@ -373,20 +372,6 @@ async function writeFloorPlugin(dir: string, pulumiDir: string): Promise<string>
   const launcher = path.join(dir, "pulumi-resource-fleetfloor");
   await fs.writeFile(launcher, `#!/bin/sh\nexec node "$(dirname "$0")/floor.js" "$@"\n`, { mode: 0o755 });
   return launcher;
-}
-
-/** Milliseconds from spawning a provider plugin to its port on stdout. */
-function startupMs(launcher: string, env: Record<string, string>): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(launcher, ["127.0.0.1:1"], { env, stdio: ["ignore", "pipe", "ignore"] });
-    child.once("error", reject);
-    child.stdout!.once("data", () => {
-      const ms = performance.now() - started;
-      child.kill("SIGKILL");
-      child.once("exit", () => resolve(ms));
-    });
-  });
 }
 
 interface StateResource {

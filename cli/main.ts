@@ -14,6 +14,7 @@ import * as hooksDiff from "./commands/hooks-diff";
 import * as hooksLint from "./commands/hooks-lint";
 import * as hooksTest from "./commands/hooks-test";
 import * as policyReport from "./commands/policy-report";
+import * as recover from "./commands/recover";
 import * as serve from "./commands/serve";
 import { CLIError } from "./errors";
 
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
   hooksDiff.register(program);
   policyReport.register(program);
   exec.register(program);
+  recover.register(program);
   for (const command of [envList, envGet, envFiles, envCat, envRm]) command.register(program);
   return program;
 }

@@ -26,7 +26,10 @@ const REPLACING = propertiesOf(CredentialInputs)
 export const credentialCore: ResourceCore<CredentialInputs, CredentialOutputs> = {
   name: "Credential",
   secretProperties: SECRET_PROPERTIES,
-  inputProperties: propertiesOf(CredentialInputs).map(([property]) => property),
+  // credentialId is also the API's answer (the credential's id), and what an allowlist refers to.
+  restatedInputs: propertiesOf(CredentialInputs)
+    .map(([property]) => property)
+    .filter((property) => property !== "credentialId"),
 
   check(_olds, news) {
     const issues: Issue[] = [];

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { CREDENTIAL_TYPES, InjectionLocation, type CredentialType } from "../sdk/schemas";
-import { propertiesOf, type InputsOf } from "./resource-schema";
+import { bindableOr, propertiesOf, type InputsOf } from "./resource-schema";
 
 // ---------------------------------------------------------------------------------------------
 // Schemas
@@ -35,10 +35,9 @@ export const CredentialInputs = z
     headerName: z.string().optional().meta({ description: "bearer_token: the header to set; default `Authorization`.", wire: "header_name", types: bearer, change: "update" }),
     prefix: z.string().optional().meta({ description: 'bearer_token: put before the token with a space; default `Bearer`, `""` for none.', wire: "prefix", types: bearer, change: "update" }),
     value: z.string().optional().meta({ description: "environment_variable: the value (secret, write-only).", wire: "value", types: variable, secret: true, change: "update" }),
-    injectionLocation: z
-      .union([InjectionLocation, z.array(InjectionLocation)])
+    injectionLocation: bindableOr(z.array(InjectionLocation), InjectionLocation)
       .optional()
-      .meta({ description: "environment_variable: `header`, `query`, `body`, or a list of them.", wire: "injection_location", types: variable, change: "update" }),
+      .meta({ description: "environment_variable: where the value is injected, a list of `header`, `query` and `body` (the API also takes one of them alone).", wire: "injection_location", types: variable, change: "update" }),
     trustedDomains: z
       .array(z.string())
       .optional()

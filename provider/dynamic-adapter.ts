@@ -8,6 +8,11 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { providerClient, setStackConfig } from "./configuration";
 import { dynamicDiffResult, partialFailure, type ResourceCore } from "./resource-core";
+import { dynamicProviderHostEngine, exitWhenEngineGone } from "./engine-watchdog";
+
+// Loaded into the dynamic provider's host (Pulumi's code, which never notices a killed engine): the
+// host and its shell leave once the engine is gone (engine-watchdog.ts).
+exitWhenEngineGone(dynamicProviderHostEngine());
 
 /** Where the engine keeps a dynamic resource's serialized provider, among its properties. */
 const DYNAMIC_PROVIDER_KEY = "__provider";

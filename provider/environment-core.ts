@@ -14,6 +14,7 @@
  * default is no change; `environmentKey` comes in the create response only (meta `once`), and
  * `read` keeps the state's value.
  */
+import { isDeepStrictEqual } from "node:util";
 import type { EnvironmentsClient } from "../sdk/client";
 import { createEnvironmentConverging } from "../sdk/converge";
 import { isNotFound } from "../sdk/errors";
@@ -25,7 +26,7 @@ import { containsUnknown, EnvironmentComputed, EnvironmentInputs, type Environme
 import { propertyChanges, type ChangeKind } from "./property-diff";
 import { changedFiles, declaredHookFiles, driftedHookFiles, updatableInPlace } from "./inline-files";
 import { addChanges, checkFailure, PartialUpdateError, type ResourceCore, type ResourceDiff } from "./resource-core";
-import { isNumber, isOptional, propertiesOf, propertyMeta, wireNames } from "./resource-schema";
+import { declaredValue, isNumber, isOptional, normalValue, propertiesOf, propertyMeta, wireNames, wireValue, type PropertyMeta } from "./resource-schema";
 
 // ---------------------------------------------------------------------------------------------
 // Properties, from their schemas (environment-inputs.ts)
@@ -49,17 +50,23 @@ const ADOPT_COMPARED = ["sources", "network", "mode", "systemInstruction", "cust
 export const environmentCore: ResourceCore<EnvironmentInputs, EnvironmentOutputs> = {
   name: "Environment",
   secretProperties: [...INPUTS, ...OUTPUTS].filter(([, { secret }]) => secret).map(([property]) => property),
-  inputProperties: INPUTS.map(([property]) => property),
+  restatedInputs: INPUTS.map(([property]) => property),
 
   check(_olds, news) {
     const issues: Issue[] = [];
 
     // Properties sent to the API are checked as the API's request; the others with their own schema.
     const request: Record<string, unknown> = {};
-    for (const [property, { wire }, schema] of INPUTS) {
+    for (const [property, meta, schema] of INPUTS) {
       const value = news[property];
       if (value === undefined || containsUnknown(value)) continue;
-      if (wire !== undefined) {
+      const { wire } = meta;
+      if (wire !== undefined && meta.toWire !== undefined) {
+        // Declared in another form than the API's (network): that form is checked, then its API form.
+        const parsed = schema.safeParse(value);
+        if (parsed.success) request[wire] = wireValue(meta, value);
+        else issues.push(...validationIssues(parsed.error, [property]));
+      } else if (wire !== undefined) {
         request[wire] = value;
       } else {
         const parsed = schema.safeParse(value);
@@ -84,7 +91,8 @@ export const environmentCore: ResourceCore<EnvironmentInputs, EnvironmentOutputs
       }
     }
     // The hooks linter over an inline .agents/hooks.json (provider/hooks-check.ts).
-    issues.push(...atPath(["sources"], hooksCheckIssues(news.sources, news.network)));
+    const network = propertyMeta(EnvironmentInputs.shape.network);
+    issues.push(...atPath(["sources"], hooksCheckIssues(news.sources, containsUnknown(news.network) ? news.network : wireValue(network, news.network))));
     if (news.adopt !== undefined && news.fromEnvironment !== undefined) {
       issues.push(issueAt(["adopt"], "adopt-with-fork", "cannot be combined with fromEnvironment: adopt takes an existing environment as it is"));
     }
@@ -95,12 +103,13 @@ export const environmentCore: ResourceCore<EnvironmentInputs, EnvironmentOutputs
     const diff: ResourceDiff = { changes: new Map(), deleteBeforeReplace: false };
     const replaceAll = news.updateStrategy === "replace";
     const sourcesInPlace = !replaceAll && updatableInPlace(olds.sources, news.sources);
-    for (const [property, { change, absent }] of INPUTS) {
+    for (const [property, meta] of INPUTS) {
+      const { change, absent } = meta;
       if (change === undefined) continue;
       // An omitted input means its `absent` value (mode: on_demand): declaring that is no change.
       const [old, now] = [olds[property] ?? absent, news[property] ?? absent];
       const replace = change === "replace" && !(property === "sources" && sourcesInPlace);
-      addChanges(diff, propertyChanges(old, now, property), { replace, input: true });
+      addChanges(diff, declaredChanges(meta, old, now, property), { replace, input: true });
     }
     // Hook files refresh found rewritten: uploading the declared content restores them.
     if (olds.driftedHookFiles?.length) diff.changes.set("driftedHookFiles", { kind: "update", replace: replaceAll, input: false });
@@ -110,11 +119,10 @@ export const environmentCore: ResourceCore<EnvironmentInputs, EnvironmentOutputs
 
   async create(client, inputs) {
     if (inputs.adopt !== undefined) return adoptExisting(client, inputs, inputs.adopt);
-    const request: Record<string, unknown> = {};
-    for (const [property, { wire }] of INPUTS) if (wire !== undefined) request[wire] = inputs[property];
+    const request = createRequestOf(inputs);
     // A create whose answer is lost (a reset, a timeout, a 5xx) is found again rather than made twice:
     // sdk/converge.ts says how, and what it relies on.
-    const { environment } = await createEnvironmentConverging(client, request as CreateEnvironmentRequest);
+    const { environment } = await createEnvironmentConverging(client, request);
     // The create response is the only one that carries a self_hosted environment's key.
     return { id: environment.id, outs: outputsOf(environment, inputs) };
   },
@@ -182,6 +190,13 @@ export const environmentCore: ResourceCore<EnvironmentInputs, EnvironmentOutputs
   },
 };
 
+/** The CreateEnvironment request that `inputs` declare (wire names; what `create` sends). */
+export function createRequestOf(inputs: EnvironmentInputs): CreateEnvironmentRequest {
+  const request: Record<string, unknown> = {};
+  for (const [property, meta] of INPUTS) if (meta.wire !== undefined && inputs[property] !== undefined) request[meta.wire] = wireValue(meta, inputs[property]);
+  return request as CreateEnvironmentRequest;
+}
+
 /** Takes an existing environment under management after checking it holds what is declared. */
 async function adoptExisting(client: EnvironmentsClient, inputs: EnvironmentInputs, adoptId: string) {
   const environment = await client.get(adoptId);
@@ -190,8 +205,9 @@ async function adoptExisting(client: EnvironmentsClient, inputs: EnvironmentInpu
   }
   const differences = new Map<string, ChangeKind>();
   for (const property of ADOPT_COMPARED) {
-    const { wire, absent } = propertyMeta(EnvironmentInputs.shape[property]);
-    propertyChanges((environment as Record<string, unknown>)[wire ?? property] ?? absent, inputs[property] ?? absent, property, differences);
+    const meta = propertyMeta(EnvironmentInputs.shape[property]);
+    const { wire, absent } = meta;
+    declaredChanges(meta, (environment as Record<string, unknown>)[wire ?? property] ?? absent, inputs[property] ?? absent, property, differences);
   }
   if (differences.size > 0) {
     const message =
@@ -200,6 +216,15 @@ async function adoptExisting(client: EnvironmentsClient, inputs: EnvironmentInpu
     throw new InvalidInputError([issueAt(["adopt"], "adopt-differs", message)]);
   }
   return { id: environment.id, outs: outputsOf(environment, inputs) };
+}
+
+/**
+ * The changed paths of a property between two values, as `propertyChanges` names them; the same value
+ * in another form (meta `toWire`: network `"disabled"` and `{disabled: true}`) is no change.
+ */
+function declaredChanges(meta: PropertyMeta, before: unknown, after: unknown, property: string, changes = new Map<string, ChangeKind>()): Map<string, ChangeKind> {
+  if (meta.toWire !== undefined && isDeepStrictEqual(normalValue(meta, before), normalValue(meta, after))) return changes;
+  return propertyChanges(before, after, property, changes);
 }
 
 /** The state after an update that stopped part-way: the computed outputs from before, the inputs as applied. */
@@ -226,8 +251,10 @@ function inputsOf(props: Partial<EnvironmentOutputs>): EnvironmentInputs {
  */
 function importedInputs(environment: Environment): EnvironmentInputs {
   const inputs: Record<string, unknown> = {};
-  for (const [property, { wire, absent }] of INPUTS) {
-    const value = wire === undefined ? undefined : (environment as Record<string, unknown>)[wire];
+  for (const [property, meta] of INPUTS) {
+    const { wire, absent } = meta;
+    // In the declared form (network `{disabled: true}`), which every language's generated code binds.
+    const value = wire === undefined ? undefined : declaredValue(meta, (environment as Record<string, unknown>)[wire]);
     // The API echoes its defaults (mode: on_demand): an input left out means the same, and reads better.
     if (value !== undefined && value !== absent) inputs[property] = value;
   }

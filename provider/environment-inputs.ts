@@ -6,8 +6,8 @@
  * `EnvironmentInputs`; a new output one entry in `EnvironmentComputed`.
  */
 import { z } from "zod";
-import { AllowlistEntry, DEFAULT_ENVIRONMENT_MODE, EnvironmentMode, Network, Source } from "../sdk/schemas";
-import type { InputsOf } from "./resource-schema";
+import { AllowlistEntry, DEFAULT_ENVIRONMENT_MODE, EnvironmentMode, HeaderMap, Network, Source } from "../sdk/schemas";
+import { bindableOr, type InputsOf } from "./resource-schema";
 
 // ---------------------------------------------------------------------------------------------
 // Schemas
@@ -17,6 +17,59 @@ export const UpdateStrategy = z
   .enum(["inPlace", "replace"], { error: 'must be "inPlace" (upload changed inline files) or "replace" (a new environment)' })
   .meta({ description: "How an Environment applies a change to its inline sources: `inPlace` uploads the files, `replace` creates a new environment." });
 
+/**
+ * The egress policy as every language declares it (schema.json's `NetworkAllowlist`): one object whose
+ * fields each have one type, because the API's unions (`"disabled"` or an object; a list or
+ * `"disabled"`; one header map or a list) do not bind in Python and Go. `networkToWire` makes the
+ * API's form of it. The API's own forms stay accepted as they are (`NetworkDeclared`).
+ */
+export const AllowlistEntryInput = AllowlistEntry.extend({
+  transform: z
+    .array(HeaderMap)
+    .optional()
+    .meta({ description: "Headers to inject, as a list of maps applied in order, e.g. `[{Authorization: \"Bearer …\"}]`." }),
+}).meta({ description: "A domain the sandbox may reach, and the headers or credential the egress proxy injects on requests to it." });
+
+export const NetworkInput = z
+  .strictObject({
+    allowlist: z
+      .array(AllowlistEntryInput)
+      .optional()
+      .meta({ description: "Allowed domains, in order (their transforms apply in that order); an empty list allows nothing. Leave it out with `disabled: true`." }),
+    disabled: z.boolean().optional().meta({ description: "`true`: no network access at all, HTTP hooks included (the API's `\"disabled\"`)." }),
+  })
+  .superRefine((network, ctx) => {
+    if (network.disabled === true && network.allowlist !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["allowlist"], message: "must be left out when disabled is true: a disabled network allows nothing" });
+    } else if (network.disabled !== true && network.allowlist === undefined) {
+      ctx.addIssue({ code: "custom", path: ["allowlist"], message: "is required unless disabled is true (leave network out to allow all egress)" });
+    }
+  })
+  .meta({ description: "Egress policy: `allowlist` (only the listed domains) or `disabled: true` (no network); leave the network out to allow all egress." });
+export type NetworkInput = z.infer<typeof NetworkInput>;
+
+/** A network as declared: the form above, or one of the API's (`"disabled"`, `{allowlist: "disabled"}`, a single transform map). */
+export const NetworkDeclared = bindableOr(NetworkInput, Network, {
+  error: 'must be {allowlist: [{domain: "…"}]} or {disabled: true} (the API\'s "disabled" and {"allowlist": […]} are accepted too)',
+});
+export type NetworkDeclared = z.infer<typeof NetworkDeclared>;
+
+/** The API's form of a declared network: `{disabled: true}` is `"disabled"`; the API's own forms are kept. */
+export function networkToWire(network: NetworkDeclared): Network {
+  if (network === null || typeof network !== "object" || network.allowlist === "disabled") return network as Network;
+  if ("disabled" in network && network.disabled === true) return "disabled";
+  return { allowlist: (network.allowlist ?? []) as Array<z.infer<typeof AllowlistEntry>> };
+}
+
+/** The declared form of the API's network: `"disabled"` (either way) is `{disabled: true}`, and a transform a list of maps. */
+export function networkFromWire(network: Network): NetworkInput {
+  if (network === "disabled" || (typeof network === "object" && network !== null && network.allowlist === "disabled")) return { disabled: true };
+  if (typeof network !== "object" || network === null || !Array.isArray(network.allowlist)) return network as unknown as NetworkInput;
+  return {
+    allowlist: network.allowlist.map(({ transform, ...entry }) => ({ ...entry, ...(transform !== undefined && { transform: Array.isArray(transform) ? transform : [transform] }) })),
+  };
+}
+
 export const EnvironmentInputs = z
   .object({
     sources: z.array(Source).optional().meta({
@@ -25,9 +78,11 @@ export const EnvironmentInputs = z
       wire: "sources",
       change: "replace",
     }),
-    network: Network.optional().meta({
-      description: 'Egress policy: omitted (all egress allowed), `"disabled"`, or `{allowlist: [...]}`. Any change replaces the environment.',
+    network: NetworkDeclared.optional().meta({
+      description: "Egress policy: omitted (all egress allowed), `{allowlist: [...]}` or `{disabled: true}`. Any change replaces the environment.",
       wire: "network",
+      toWire: networkToWire,
+      fromWire: networkFromWire,
       change: "replace",
     }),
     fromEnvironment: z
@@ -113,7 +168,7 @@ export type EnvironmentOutputs = z.infer<typeof EnvironmentOutputs>;
 export type EnvironmentArgs = InputsOf<EnvironmentInputs>;
 export type SourceArgs = InputsOf<Source>;
 export type AllowlistEntryArgs = InputsOf<AllowlistEntry>;
-export type NetworkArgs = "disabled" | InputsOf<Exclude<Network, "disabled">>;
+export type NetworkArgs = "disabled" | InputsOf<Exclude<NetworkDeclared, "disabled">>;
 
 // ---------------------------------------------------------------------------------------------
 // Values unknown during preview

@@ -8,8 +8,8 @@ import { z } from "zod";
 import { HooksTestCases } from "../hooks/cases";
 import { LINT_CODES } from "../hooks/lint";
 import { HooksConfig } from "../hooks/schema";
-import { Network, Source } from "../sdk/schemas";
-import { UpdateStrategy } from "./environment-inputs";
+import { Source } from "../sdk/schemas";
+import { NetworkDeclared, UpdateStrategy } from "./environment-inputs";
 
 export const HookBundleInput = z
   .object({
@@ -33,7 +33,7 @@ export type HookBundleInput = z.infer<typeof HookBundleInput>;
 export const GuardedEnvironmentInputs = z
   .object({
     hooks: HookBundleInput.meta({ description: "The hooks config and scripts, shipped as `.agents/hooks.json` and `.agents/hooks-scripts/*`." }),
-    network: Network.optional().meta({
+    network: NetworkDeclared.optional().meta({
       description: "The egress policy (omitted: all egress allowed; the TypeScript component asks for it explicitly); HTTP hooks need their hosts allowed.",
     }),
     sources: z.array(Source).optional().meta({ description: "More sources after the bundle's, e.g. the workspace the agent works on." }),

@@ -53,8 +53,13 @@ export interface ResourceCore<Inputs extends object, Outputs extends Inputs> {
   readonly name: string;
   /** Properties whose values are secret whatever their origin (write-only on the API). */
   readonly secretProperties: readonly string[];
-  /** The input properties (outputs repeat them for the dynamic provider; the plugin keeps them in the inputs only). */
-  readonly inputProperties: readonly string[];
+  /**
+   * The input properties the outputs only restate: the dynamic provider's outputs repeat them, the
+   * plugin's leave them to the state's inputs. An SDK resolves an output left out to its input on
+   * update but not at preview, where it is unknown: an output programs refer to (a Credential's
+   * `credentialId`, in an allowlist) is kept in the outputs, or every preview would replace the referrer.
+   */
+  readonly restatedInputs: readonly string[];
   check(olds: Partial<Inputs>, news: Inputs): CheckResult<Inputs>;
   /** Local: never calls the API, so a no-op preview makes no request. */
   diff(olds: Outputs, news: Inputs): ResourceDiff;

@@ -9,10 +9,16 @@
  * - `z.enum` of a registered name → an enum type; a `const` → a string property with `const`;
  * - records → `{type: "object", additionalProperties}`; unions → `oneOf` (with a `discriminator` when
  *   every branch is an object type with a constant `type`);
- * - `HooksConfig` and `Network` are unions/maps, which Pulumi types cannot be: they are written inline
- *   where used (`{additionalProperties: HooksGroup}`, `oneOf: ["disabled", NetworkAllowlist]`).
- * Property names are the wire's (snake_case in hooks.json) except the resources' own, which are the
- * TypeScript SDK's camelCase (`fromEnvironment`, `fileCount`).
+ * - `HooksConfig` is a map, which a Pulumi type cannot be: it is written inline where used
+ *   (`{additionalProperties: HooksGroup}`); so is `Network`, the union of NetworkAllowlist and the API's forms;
+ * - a `bindableOr` union (provider/resource-schema.ts) → its first branch, the form every language binds
+ *   (`network`, `transform`, `injectionLocation` as lists or objects), though the provider takes the others too.
+ * Property names are camelCase, as Pulumi's are: the resources' own are the TypeScript SDK's
+ * (`fromEnvironment`, `fileCount`), a nested type's wire fields are renamed (`tool_call` → `toolCall`,
+ * provider/resource-schema.ts `schemaName`), and the provider renames them back (`withWireNames`).
+ *
+ * The package's identity comes from package.json: the version, and the repository, which gives the
+ * Go module path, the plugin's download URL and the registry's links (`packageIdentity`).
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -20,9 +26,9 @@ import { z } from "zod";
 import * as hooks from "../hooks/schema";
 import { CredentialInputs, CredentialOutputs } from "../provider/credential-inputs";
 import { HooksTestCase } from "../hooks/cases";
-import { EnvironmentInputs, EnvironmentOutputs, UpdateStrategy } from "../provider/environment-inputs";
+import { AllowlistEntryInput, EnvironmentInputs, EnvironmentOutputs, NetworkDeclared, NetworkInput, UpdateStrategy } from "../provider/environment-inputs";
 import { GuardedEnvironmentInputs, GuardedEnvironmentOutputs, HookBundleInput } from "../provider/guarded-environment-inputs";
-import { propertiesOf } from "../provider/resource-schema";
+import { BINDABLE, propertiesOf, schemaName } from "../provider/resource-schema";
 import * as sdk from "../sdk/schemas";
 
 export const PACKAGE = "gemini-environments";
@@ -34,14 +40,14 @@ type Json = Record<string, unknown>;
 // Named types: zod schema → Pulumi type name, and which source file documents it
 // ---------------------------------------------------------------------------------------------
 
-const NAMED: Array<[z.ZodType, string]> = [
+export const NAMED: Array<[z.ZodType, string]> = [
   [sdk.SourceType, "SourceType"],
   [sdk.EnvironmentMode, "EnvironmentMode"],
   [UpdateStrategy, "UpdateStrategy"],
   [sdk.Source, "Source"],
-  [sdk.AllowlistEntry, "AllowlistEntry"],
-  [sdk.NetworkAllowlist, "NetworkAllowlist"],
-  [sdk.Network, "Network"], // inlined
+  [AllowlistEntryInput, "AllowlistEntry"],
+  [NetworkInput, "NetworkAllowlist"],
+  [NetworkDeclared, "Network"], // written as NetworkAllowlist
   [hooks.HooksConfig, "HooksConfig"], // inlined
   [hooks.HooksGroup, "HooksGroup"],
   [hooks.Rule, "HooksRule"],
@@ -53,7 +59,7 @@ const NAMED: Array<[z.ZodType, string]> = [
 const INLINED = new Set(["Network", "HooksConfig"]);
 
 /** The resources and components: inputs, and outputs (which may restate inputs). */
-const RESOURCES: Array<[string, z.ZodObject, z.ZodObject, { isComponent?: true }?]> = [
+export const RESOURCES: Array<[string, z.ZodObject, z.ZodObject, { isComponent?: true }?]> = [
   ["Credential", CredentialInputs, CredentialOutputs],
   ["Environment", EnvironmentInputs, EnvironmentOutputs],
   ["GuardedEnvironment", GuardedEnvironmentInputs, GuardedEnvironmentOutputs, { isComponent: true }],
@@ -94,15 +100,22 @@ export function generateSchema(root: string = repositoryRoot()): Json {
     apiKey: { type: "string", secret: true, description: "API key (x-goog-api-key). Default: the GOOGLE_API_KEY or GEMINI_API_KEY environment variable." },
     baseUrl: { type: "string", description: "Base URL of the Environments API, e.g. http://127.0.0.1:8765 for `genv serve`. Default: GOOGLE_GEMINI_BASE_URL, else the hosted service." },
   };
-  const { version } = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { version: string };
+  const identity = packageIdentity(root);
   return {
     name: PACKAGE,
-    version,
+    version: identity.version,
     displayName: "Gemini Environments",
     description: "Gemini Environments (agent sandboxes) as code, with hooks and network egress policies as validated, reviewable resources.",
-    keywords: ["pulumi", "gemini", "agents", "sandbox", "kind/native"],
+    keywords: ["pulumi", "gemini", "agents", "sandbox", "kind/native", "category/utility"],
+    homepage: identity.repository,
+    repository: identity.repository,
+    publisher: identity.publisher,
+    logoUrl: identity.logoUrl,
     license: "Apache-2.0",
-    meta: { moduleFormat: "(.*)" },
+    pluginDownloadURL: identity.pluginDownloadURL,
+    // supportPack: the Go generator writes the SDK's go.mod (a module rooted at sdk/go), and every SDK
+    // takes its version from here.
+    meta: { moduleFormat: "(.*)", supportPack: true },
     config: { variables: configVariables },
     provider: {
       description: "The provider: its API key and base URL. What it leaves out comes from the stack's `gemini-environments:` config, then the environment.",
@@ -110,7 +123,47 @@ export function generateSchema(root: string = repositoryRoot()): Json {
     },
     types,
     resources,
-    language: { nodejs: { packageName: "pulumi-gemini-environments", dependencies: { "@pulumi/pulumi": "^3.100.0" } } },
+    language: {
+      python: {
+        packageName: PYTHON_PACKAGE,
+        respectSchemaVersion: true,
+        pyproject: { enabled: true },
+        requires: { pulumi: ">=3.248.0,<4.0.0" },
+        readme: `The Pulumi provider for Gemini Environments (agent sandboxes), in Python: \`Environment\`, \`Credential\`, \`GuardedEnvironment\` and \`Provider\`. Generated from the provider's schema; see ${identity.repository}.`,
+      },
+      go: {
+        importBasePath: `${identity.goModule}/${GO_PACKAGE}`,
+        modulePath: identity.goModule,
+        rootPackageName: GO_PACKAGE,
+        respectSchemaVersion: true,
+      },
+      // No C# is generated or shipped (README: Install); these keep a generated one's names stable.
+      csharp: { rootNamespace: "Pulumi", namespaces: { [PACKAGE]: "GeminiEnvironments" }, packageReferences: { Pulumi: "3.*" }, respectSchemaVersion: true },
+      // TypeScript users use this npm package itself, not a generated Node SDK: a generated one would be
+      // named apart from it.
+      nodejs: { packageName: "@gemini-environments/pulumi-generated", dependencies: { "@pulumi/pulumi": "^3.100.0" } },
+    },
+  };
+}
+
+export const PYTHON_PACKAGE = "pulumi_gemini_environments";
+export const GO_PACKAGE = "geminienvironments";
+
+/** What package.json says of the package, in the forms the schema needs. */
+export function packageIdentity(root: string = repositoryRoot()) {
+  const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { version: string; repository?: string | { url: string } };
+  const url = typeof manifest.repository === "string" ? manifest.repository : manifest.repository?.url;
+  const match = url === undefined ? null : /github\.com[/:]([^/]+)\/([^/.]+)/.exec(url);
+  if (!match) throw new Error('generate-schema: package.json needs a GitHub "repository" (its owner and name give the Go module path and the plugin download URL)');
+  const [, owner, name] = match;
+  const repository = `https://github.com/${owner}/${name}`;
+  return {
+    version: manifest.version,
+    repository,
+    publisher: owner,
+    goModule: `github.com/${owner}/${name}/sdk/go`,
+    pluginDownloadURL: `github://api.github.com/${owner}/${name}`,
+    logoUrl: `https://raw.githubusercontent.com/${owner}/${name}/main/docs/logo.svg`,
   };
 }
 
@@ -141,8 +194,8 @@ class Converter {
       return { type: "string", ...(description && { description }), enum: (schema.enum as string[]).map((value) => ({ value })) };
     }
     const properties: Json = {};
-    for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Json>)) properties[name] = this.property(property);
-    const required = (schema.required as string[] | undefined) ?? [];
+    for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Json>)) properties[schemaName(name)] = this.property(property);
+    const required = ((schema.required as string[] | undefined) ?? []).map(schemaName);
     return { type: "object", ...(description && { description }), properties, ...(required.length > 0 && { required }) };
   }
 
@@ -158,6 +211,7 @@ class Converter {
   private typeSpec(schema: Json): Json {
     if (typeof schema.$ref === "string") return this.ref(schema.$ref.replace("#/$/", ""));
     const union = (schema.anyOf ?? schema.oneOf) as Json[] | undefined;
+    if (union && schema[BINDABLE] === true) return this.typeSpec(union[0] as Json);
     if (union) return this.union(union);
     switch (schema.type) {
       case "string":
@@ -196,7 +250,7 @@ class Converter {
   }
 }
 
-function repositoryRoot(): string {
+export function repositoryRoot(): string {
   for (let dir = __dirname; ; dir = path.dirname(dir)) {
     if (fs.existsSync(path.join(dir, "package.json")) && fs.existsSync(path.join(dir, "schema.json"))) return dir;
     if (path.dirname(dir) === dir) throw new Error("generate-schema: cannot find the package root (package.json next to schema.json)");

@@ -68,7 +68,6 @@ export async function createEnvironmentConverging(
 ): Promise<{ environment: Environment; adopted: boolean }> {
   const maxAttempts = options.maxAttempts ?? 5;
   const now = options.now ?? Date.now;
-  const wanted = specKey(request);
   let since: number | undefined;
   for (let attempt = 1; ; attempt++) {
     since ??= now();
@@ -79,12 +78,7 @@ export async function createEnvironmentConverging(
       if (notActed(error)) continue; // the client's own backoff already waited
       await sleep(options.settleMs ?? 500, options.signal);
       // Since the first ambiguous attempt: an earlier one may be the one that acted.
-      const from = since - (options.clockSkewMs ?? 5_000);
-      const matches: Environment[] = [];
-      for await (const environment of client.listAll({}, options)) {
-        const created = environment.created === undefined ? Number.NaN : Date.parse(environment.created);
-        if (created >= Math.floor(from / 1000) * 1000 && specKey(environment) === wanted) matches.push(environment);
-      }
+      const matches = await environmentsCreatedLike(client, request, { from: since - (options.clockSkewMs ?? 5_000) }, options);
       if (matches.length === 1 && request.mode === "self_hosted") {
         // Its key came only with the lost answer: without it the environment is no use; made again.
         await client.delete(matches[0].id, options).catch(() => undefined);
@@ -117,6 +111,29 @@ export async function createCredentialConverging(
       ambiguous ||= isAmbiguous(error);
     }
   }
+}
+
+/** A span of server time in ms since the epoch; `to` omitted, until now. */
+export interface CreationWindow {
+  from: number;
+  to?: number;
+}
+
+/**
+ * The environments whose echoed spec equals `request`'s (`specKey`) and whose `created` falls in
+ * `window` (whole seconds on the server: `from` is rounded down to its second), oldest first: the
+ * ones a create of `request` in that window may have made. Also the recovery's search
+ * (provider/recovery.ts) for what an interrupted deploy's creates made.
+ */
+export async function environmentsCreatedLike(client: EnvironmentsClient, request: CreateEnvironmentRequest, window: CreationWindow, options: CallOptions = {}): Promise<Environment[]> {
+  const wanted = specKey(request);
+  const from = Math.floor(window.from / 1000) * 1000;
+  const matches: Environment[] = [];
+  for await (const environment of client.listAll({}, options)) {
+    const created = environment.created === undefined ? Number.NaN : Date.parse(environment.created);
+    if (created >= from && (window.to === undefined || created <= window.to) && specKey(environment) === wanted) matches.push(environment);
+  }
+  return matches.sort((a, b) => Date.parse(a.created ?? "") - Date.parse(b.created ?? "") || (a.id < b.id ? -1 : 1));
 }
 
 /**

@@ -1,61 +1,66 @@
 """python-github-agent: an agent environment that may reach only the GitHub API.
 
 A Credential holds the GitHub token (from secret stack config); the egress proxy injects it on
-requests to api.github.com, so the agent never sees it. The environment carries the security gate
-(.agents/hooks.json and its script, read from this directory) and a task file. Both resources are
-served by the provider plugin (pulumi-resource-gemini-environments); the two small classes below give
-them names and typed outputs, as a generated SDK would.
+requests to api.github.com, so the agent never sees it. The agent's environment is a
+GuardedEnvironment: the security gate's hooks (its script, gate.py, read from this directory) with
+policy cases that run at every preview, and a task file. Typed classes of the generated Python SDK
+(pulumi_gemini_environments); the provider plugin serves them.
 """
 from pathlib import Path
 
 import pulumi
+import pulumi_gemini_environments as genv
 
 HERE = Path(__file__).parent
 
-
-class Credential(pulumi.CustomResource):
-    """gemini-environments:index:Credential, a bearer token here (see schema.json for every field)."""
-
-    credentialId: pulumi.Output[str]
-    status: pulumi.Output[str]
-
-    def __init__(self, name, credential_id, token, opts=None):
-        props = {"credentialId": credential_id, "type": "bearer_token", "token": token, "status": None}
-        super().__init__("gemini-environments:index:Credential", name, props, opts)
-
-
-class Environment(pulumi.CustomResource):
-    """gemini-environments:index:Environment: sources, network; status and file counts as outputs."""
-
-    status: pulumi.Output[str]
-    fileCount: pulumi.Output[int]
-
-    def __init__(self, name, sources, network=None, opts=None):
-        props = {"sources": sources, "network": network, "status": None, "fileCount": None}
-        super().__init__("gemini-environments:index:Environment", name, props, opts)
-
-
-def inline(target, path):
-    return {"type": "inline", "target": target, "content": (HERE / path).read_text()}
-
-
 config = pulumi.Config()
-github = Credential(
+github = genv.Credential(
     "github",
     credential_id=config.get("credentialId") or "github-agent-token",
+    type="bearer_token",
     token=config.require_secret("githubToken"),
 )
-agent = Environment(
-    "agent",
-    sources=[
-        inline(".agents/hooks.json", "hooks.json"),
-        inline(".agents/hooks-scripts/gate.py", "hooks-scripts/gate.py"),
-        {"type": "inline", "target": "workspace/TASK.md", "content": config.get("task") or "Triage the open issues.\n"},
+
+gate = genv.HookBundleArgs(
+    config={
+        "security-gate": genv.HooksGroupArgs(
+            pre_tool_execution=[
+                genv.HooksRuleArgs(
+                    matcher="code_execution",
+                    hooks=[genv.CommandHandlerArgs(type="command", command="python3 /.agents/hooks-scripts/gate.py", timeout=10)],
+                ),
+            ],
+        ),
+    },
+    scripts={"gate.py": (HERE / "hooks-scripts" / "gate.py").read_text()},
+    # Run at every preview in the local sandbox: a gate that stops deciding so fails the preview.
+    tests=[
+        genv.HooksTestCaseArgs(
+            name="rm -rf is blocked",
+            tool_call={"name": "code_execution", "args": {"code": "rm -rf /workspace"}},
+            expect="deny",
+            reason="Destructive",
+        ),
+        genv.HooksTestCaseArgs(
+            name="listing the issues is allowed",
+            tool_call={"name": "code_execution", "args": {"code": "curl -s https://api.github.com/repos/o/r/issues"}},
+            expect="allow",
+        ),
     ],
-    network={"allowlist": [{"domain": "api.github.com", "credential": github.credentialId}]},
 )
 
-pulumi.export("environmentId", agent.id)
-pulumi.export("status", agent.status)
-pulumi.export("fileCount", agent.fileCount)
-pulumi.export("credentialId", github.credentialId)
+agent = genv.GuardedEnvironment(
+    "agent",
+    hooks=gate,
+    sources=[
+        genv.SourceArgs(type=genv.SourceType.INLINE, target="workspace/TASK.md", content=config.get("task") or "Triage the open issues.\n"),
+    ],
+    network=genv.NetworkAllowlistArgs(
+        allowlist=[genv.AllowlistEntryArgs(domain="api.github.com", credential=github.credential_id)],
+    ),
+)
+
+pulumi.export("environmentId", agent.environment_id)
+pulumi.export("fileCount", agent.file_count)
+pulumi.export("credentialId", github.credential_id)
+pulumi.export("credentialStatus", github.status)

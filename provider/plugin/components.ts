@@ -13,6 +13,7 @@ import { HookBundleInput } from "../guarded-environment-inputs";
 import { HookBundle } from "../hook-bundle";
 import { formatIssuePath, validationIssues } from "../../sdk/issues";
 import { Environment } from "../plugin-resources";
+import { schemaPath, withWireNames } from "../resource-schema";
 
 class PluginGuardedEnvironment extends GuardedEnvironment {
   protected override createEnvironment(name: string, args: EnvironmentArgs, opts: pulumi.CustomResourceOptions): EnvironmentResource {
@@ -23,12 +24,13 @@ class PluginGuardedEnvironment extends GuardedEnvironment {
 export async function construct(name: string, type: string, inputs: pulumi.Inputs, options: pulumi.ComponentResourceOptions): Promise<ConstructResult> {
   if (type !== GUARDED_ENVIRONMENT_TYPE) throw new Error(`unknown component type ${type} (this provider builds ${GUARDED_ENVIRONMENT_TYPE})`);
   // The hooks as the schema declares them (guarded-environment-inputs.ts): each problem names its path.
-  const parsed = HookBundleInput.safeParse(known(inputs.hooks, "hooks"));
+  // schema.json names the hooks' fields in camelCase (toolCall), hooks.json in snake_case (tool_call).
+  const hooks = withWireNames(HookBundleInput, known(inputs.hooks, "hooks")) as HookBundleInput;
+  const parsed = HookBundleInput.safeParse(hooks);
   if (!parsed.success) {
-    const errors = validationIssues(parsed.error, ["hooks"]).map((issue) => ({ propertyPath: formatIssuePath(issue.path), reason: issue.message }));
+    const errors = validationIssues(parsed.error).map((issue) => ({ propertyPath: formatIssuePath(["hooks", ...schemaPath(HookBundleInput, issue.path)]), reason: issue.message }));
     throw new pulumi.InputPropertiesError({ message: `${GUARDED_ENVIRONMENT_TYPE} ${name}: invalid hooks`, errors });
   }
-  const hooks = known(inputs.hooks, "hooks") as HookBundleInput;
   const bundle = new HookBundle({
     hooks: hooks.config,
     scripts: Object.fromEntries(Object.entries(hooks.scripts ?? {}).map(([script, content]) => [script, { content }])),

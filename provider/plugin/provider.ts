@@ -53,6 +53,8 @@ export function loadEverything(): void {
   for (const load of Object.values(CORES)) load();
   require("../../sdk/client");
   require("./components");
+  // A HookBundle's policy cases, run at preview in the local sandbox (hook-bundle.ts imports it on first use).
+  require("../../emulator/sandbox/policy-cases");
 }
 
 /** The core of the resource type in `urn` (`urn:pulumi:stack::project::parent$gemini-environments:index:Environment::name`). */
@@ -81,12 +83,13 @@ export function pluginProvider(): PluginProvider {
   /** Secret paths of the values, plus the type's always-secret properties. */
   const secretPaths = (core: AnyCore, ...found: Path[][]): Path[] => [...found.flat(), ...core.secretProperties.map((property) => [property])];
   /**
-   * The outputs the plugin returns: the computed ones only. The state keeps the inputs once, in its
-   * inputs (the engine sends them back as old inputs; every SDK falls back to an input for a property
-   * the outputs leave out), so an environment's sources are not stored twice.
+   * The outputs the plugin returns: all but the inputs they only restate (`restatedInputs`). The state
+   * keeps those once, in its inputs (the engine sends them back as old inputs; every SDK falls back to
+   * an input for a property the outputs leave out, on update), so an environment's sources are not
+   * stored twice.
    */
   const computed = (core: AnyCore, outs: object) =>
-    Object.fromEntries(Object.entries(outs).filter(([property]) => !core.inputProperties.includes(property)));
+    Object.fromEntries(Object.entries(outs).filter(([property]) => !core.restatedInputs.includes(property)));
   /** The old state as the core sees it: the old inputs with the computed outputs over them. */
   const oldState = (olds: unknown, oldInputs: unknown) => reveal({ ...((oldInputs as object) ?? {}), ...((olds as object) ?? {}) });
 

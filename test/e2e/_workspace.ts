@@ -20,7 +20,7 @@ import { EnvironmentsClient } from "../../sdk/client";
 import { isNotFound } from "../../sdk/errors";
 import { startTestEmulator, TEST_KEY, type TestEmulator } from "../support/emulator";
 import type { EmulatorOptions } from "../../emulator/server";
-import { ENGINE_BUILD_TIMEOUT_MS, pulumiCommand, pulumiEngine, pythonVenvBinDir, repoRoot, type PulumiEngine } from "./engine";
+import { ENGINE_BUILD_TIMEOUT_MS, pulumiCommand, pulumiEngine, pythonSdkVenvBinDir, pythonVenvBinDir, repoRoot, type PulumiEngine } from "./engine";
 
 const execFileAsync = promisify(execFile);
 
@@ -56,8 +56,13 @@ export interface StackOptions {
   config?: Record<string, string>;
   /** Secret stack config values. */
   secrets?: Record<string, string>;
-  /** A Python program: the venv of scripts/python-venv first on PATH (its language host runs `python3`). */
-  python?: boolean;
+  /**
+   * A Python program: a venv first on PATH (its language host runs `python3`): `true` the venv of
+   * scripts/python-venv (`pulumi` only), `"sdk"` that of scripts/python-sdk-venv (`pulumi` and our wheel).
+   */
+  python?: boolean | "sdk";
+  /** Environment variables set over the engine's (and the Python venv's PATH), e.g. a PATH without Node.js. */
+  env?: Record<string, string>;
 }
 
 /** The fixture for one test file: call at the top of a describe block; the returned getter works inside tests. */
@@ -82,8 +87,9 @@ export function useE2E(options: { emulator?: Partial<EmulatorOptions> } = {}): (
       pluginBinDir: path.join(workspace.root, "node_modules", "pulumi-gemini-environments", "bin"),
       async stack(dir, stackName, stackOptions = {}) {
         const env = { ...engine.env };
-        if (stackOptions.python) env.PATH = [await pythonVenvBinDir(), env.PATH].join(path.delimiter);
+        if (stackOptions.python) env.PATH = [await (stackOptions.python === "sdk" ? pythonSdkVenvBinDir() : pythonVenvBinDir()), env.PATH].join(path.delimiter);
         if (stackOptions.credentials === undefined || stackOptions.credentials === "env") Object.assign(env, { GOOGLE_API_KEY: TEST_KEY, GOOGLE_GEMINI_BASE_URL: emulator.url });
+        Object.assign(env, stackOptions.env);
         const stack = await LocalWorkspace.createOrSelectStack({ stackName, workDir: dir }, { envVars: env, pulumiCommand: command });
         if (stackOptions.credentials === "config") {
           await stack.setConfig("gemini-environments:apiKey", { value: TEST_KEY, secret: true });

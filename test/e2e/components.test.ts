@@ -40,7 +40,7 @@ const YAML_PROGRAM = `resources:
       hooks:
         config:
           security-gate:
-            pre_tool_execution:
+            preToolExecution:
               - matcher: code_execution
                 hooks:
                   - type: command
@@ -106,5 +106,12 @@ describe("components through the plugin's construct (real engine)", () => {
 
     await e2e().run(stack, (s, onOutput) => s.destroy({ onOutput }));
     expect(await listIds(e2e().client)).toEqual([]);
+  }, E2E_TEST_TIMEOUT_MS);
+
+  test("Pulumi YAML: an invalid hook stops the preview, its path named as the program declares it", async () => {
+    const program = YAML_PROGRAM.replace("command: python3 /.agents/hooks-scripts/gate.py", 'command: ""');
+    const dir = await e2e().workspace.addProgram("components-yaml-invalid", { "index.js": "" }, `${pluginProject("components-yaml-invalid", e2e().pluginBinDir, "runtime: yaml")}${program}`);
+    const stack = await e2e().stack(dir, "yaml");
+    await expect(e2e().run(stack, (s, onOutput) => s.preview({ onOutput }))).rejects.toThrow(/property hooks\.config\["security-gate"\]\.preToolExecution\[0\]\.hooks\[0\]\.command [^\n]*must not be empty/);
   }, E2E_TEST_TIMEOUT_MS);
 });

@@ -52,6 +52,17 @@ export function pythonVenvBinDir(): Promise<string> {
   return pythonBinDirPromise;
 }
 
+let pythonSdkBinDirPromise: Promise<string> | undefined;
+
+/**
+ * The bin dir of a venv with only `pulumi` and our wheel built from sdk/python (scripts/python-sdk-venv,
+ * cached outside the repo), as a user of the Python SDK has; at most once per module instance.
+ */
+export function pythonSdkVenvBinDir(): Promise<string> {
+  pythonSdkBinDirPromise ??= execFileAsync(path.join(repoRoot, "scripts", "python-sdk-venv"), [], { cwd: repoRoot, maxBuffer: 16 * 1024 * 1024 }).then(({ stdout }) => stdout.trim().split("\n").pop()!);
+  return pythonSdkBinDirPromise;
+}
+
 export async function pulumiEngine(): Promise<PulumiEngine> {
   const binDir = await pulumiEngineBinDir();
   const scratch = await fs.promises.mkdtemp(path.join(os.tmpdir(), "pulumi-e2e-"));

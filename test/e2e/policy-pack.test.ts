@@ -171,14 +171,14 @@ new genv.GuardedEnvironment("guarded", { hooks, network: genv.NetworkPolicy.disa
       hooks:
         config:
           gate:
-            pre_tool_execution:
+            preToolExecution:
               - matcher: code_execution
                 hooks:
                   - type: command
                     command: python3 /.agents/hooks-scripts/gate.py
         scripts:
           gate.py: "print('{}')\\n"
-      network: disabled
+      network: { disabled: true }
       acknowledgedWarnings: [inline-hooks-writable]
 `;
       const yamlDir = await e2e().workspace.addProgram("policy-guarded-yaml", { "index.js": "" }, yaml);

@@ -31,7 +31,7 @@ const yamlProgram = (expectForCurl: "allow" | "deny") => `resources:
       hooks:
         config:
           gate:
-            pre_tool_execution:
+            preToolExecution:
               - matcher: code_execution
                 hooks:
                   - type: command
@@ -41,13 +41,13 @@ const yamlProgram = (expectForCurl: "allow" | "deny") => `resources:
           gate.py: "import json, sys\\ncode = json.load(sys.stdin)['tool_call']['args'].get('code', '')\\nprint(json.dumps({'decision': 'deny', 'reason': 'destructive'} if 'rm -rf' in code else {'decision': 'allow'}))\\n"
         tests:
           - name: rm is blocked
-            tool_call: { name: code_execution, args: { code: "rm -rf /" } }
+            toolCall: { name: code_execution, args: { code: "rm -rf /" } }
             expect: deny
             reason: destructive
           - name: curl
-            tool_call: { name: code_execution, args: { code: "curl example.com" } }
+            toolCall: { name: code_execution, args: { code: "curl example.com" } }
             expect: ${expectForCurl}
-      network: disabled
+      network: { disabled: true }
       acknowledgedWarnings: [inline-hooks-writable]
 `;
 

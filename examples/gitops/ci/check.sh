@@ -12,7 +12,8 @@
 #                        resource, the diff) to REPORT (default policy-report.md). Exit 1 when a case fails,
 #                        a mandatory policy fails, or a decision changed and BLOCK_ON_POLICY_CHANGE=true.
 #   ci/check.sh deploy   `pulumi up` of STACK (default prod) against GOOGLE_GEMINI_BASE_URL, or the
-#                        hosted API when unset, with GOOGLE_API_KEY.
+#                        hosted API when unset, with GOOGLE_API_KEY; first `genv recover` when an
+#                        interrupted deploy left pending operations.
 #
 # Needs `genv` (the package's bin: npx genv) and `pulumi` on PATH, and a selected Pulumi backend.
 set -euo pipefail
@@ -70,6 +71,13 @@ case "$mode" in
     ;;
   deploy)
     pulumi stack select --create "${STACK:-prod}" >&2
+    # A cancelled or preempted deploy leaves pending operations: adopt what its creates made before
+    # `up` makes them again (`genv recover` refuses, exit 1, when it cannot tell; its message says how
+    # to finish by hand). The killed run's lock must be released first (`pulumi cancel`).
+    if pulumi stack export | node -e 'process.exit((JSON.parse(require("fs").readFileSync(0, "utf8")).deployment.pending_operations ?? []).length > 0 ? 0 : 1)'; then
+      echo "--- genv recover (the last deploy was interrupted)" >&2
+      "${genv[@]}" recover >&2
+    fi
     pulumi up --yes --non-interactive --color never
     ;;
   *)

@@ -19,7 +19,7 @@ describe("check", () => {
   });
 
   test.each([
-    [{ network: "off" as never }, "network", 'network: must be "disabled" or {"allowlist": [{"domain": "…"}]}'],
+    [{ network: "off" as never }, "network", 'network: must be {allowlist: [{domain: "…"}]} or {disabled: true} (the API\'s "disabled" and {"allowlist": […]} are accepted too)'],
     [{ fromEnvironment: "not an id" }, "fromEnvironment", "fromEnvironment: must be an environment id such as env_abc123 or environments/env_abc123"],
     [{ fromEnvironment: "env_a", sources }, "sources", "sources: must be empty when fromEnvironment is set: a fork copies its origin's files"],
     [{ adopt: "env_a", fromEnvironment: "env_b" }, "adopt", "adopt: cannot be combined with fromEnvironment: adopt takes an existing environment as it is"],

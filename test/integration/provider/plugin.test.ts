@@ -145,7 +145,8 @@ describe("Environment", () => {
 
     const imported = await plugin.read("Environment", created.id);
     expect(imported.id).toBe(created.id);
-    expect(imported.inputs).toEqual({ sources: [sources[0], { ...sources[1], content: "hunter2" }], network: "disabled" });
+    // The network in the form every language's generated code binds (the API answers "disabled").
+    expect(imported.inputs).toEqual({ sources: [sources[0], { ...sources[1], content: "hunter2" }], network: { disabled: true } });
     expect(imported.properties).toMatchObject({ status: "active", fileCount: 2 });
     expect(imported.properties).not.toHaveProperty("sources");
 
@@ -211,7 +212,8 @@ describe("Credential", () => {
   test("the token is secret in check's inputs (so in the state) whatever its origin, and never in the outputs", async () => {
     expect((await plugin.check("Credential", bearer)).inputs).toEqual({ ...bearer, token: SECRET("ghp_one") });
     const created = await plugin.create("Credential", bearer);
-    expect(created).toMatchObject({ id: "plugin-token", properties: { status: "active" } });
+    // credentialId stays in the outputs: an allowlist's reference to it is known at preview.
+    expect(created).toMatchObject({ id: "plugin-token", properties: { status: "active", credentialId: "plugin-token" } });
     expect(JSON.stringify(created.properties)).not.toContain("ghp_one");
   });
 

@@ -40,3 +40,35 @@ test("the self-hosted key is a secret output, and the mode fields are inputs", (
   expect(environment.inputProperties).not.toHaveProperty("environmentKey");
   expect(Object.keys(environment.inputProperties)).toEqual(expect.arrayContaining(["mode", "systemInstruction", "customConfig"]));
 });
+
+test("every union binds in every language: only object types, told apart by `type` (Python cannot take a list in a union, Go types none)", () => {
+  const unions: Array<{ at: string; oneOf: Array<{ $ref?: string }>; discriminator?: unknown }> = [];
+  const walk = (value: unknown, at: string): void => {
+    if (Array.isArray(value)) value.forEach((item, index) => walk(item, `${at}[${index}]`));
+    else if (value !== null && typeof value === "object") {
+      const node = value as Record<string, unknown>;
+      if (Array.isArray(node.oneOf)) unions.push({ at, oneOf: node.oneOf as Array<{ $ref?: string }>, discriminator: node.discriminator });
+      for (const [key, item] of Object.entries(node)) walk(item, `${at}.${key}`);
+    }
+  };
+  walk(generateSchema(root), "schema");
+  expect(unions.map(({ at }) => at)).toEqual(["schema.types.gemini-environments:index:HooksRule.properties.hooks.items"]);
+  for (const union of unions) {
+    expect(union.oneOf.every((branch) => branch.$ref?.startsWith("#/types/"))).toBe(true);
+    expect(union.discriminator).toMatchObject({ propertyName: "type" });
+  }
+});
+
+test("the package's identity: version from package.json, a Go import path inside the module at sdk/go, a Node name apart from this npm package", () => {
+  const schema = generateSchema(root) as { version: string; pluginDownloadURL: string; language: Record<string, Record<string, unknown>>; [key: string]: unknown };
+  const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { name: string; version: string };
+  expect(schema.version).toBe(manifest.version);
+  expect(schema.language.python).toMatchObject({ packageName: "pulumi_gemini_environments", respectSchemaVersion: true, requires: { pulumi: expect.stringMatching(/^>=3\./) } });
+  const { importBasePath, modulePath } = schema.language.go as { importBasePath: string; modulePath: string };
+  expect(importBasePath).toBe(`${modulePath}/geminienvironments`);
+  expect(modulePath).toMatch(/^github\.com\/[^/]+\/[^/]+\/sdk\/go$/);
+  expect(schema.language.nodejs?.packageName).not.toBe(manifest.name);
+  expect(schema.language.csharp).toMatchObject({ rootNamespace: "Pulumi" });
+  expect(schema.pluginDownloadURL).toMatch(/^github:\/\/api\.github\.com\/[^/]+\/[^/]+$/);
+  for (const field of ["displayName", "description", "keywords", "repository", "publisher", "logoUrl"]) expect(schema[field]).toBeTruthy();
+});

@@ -1,0 +1,134 @@
+// scripts/release (what `npm run release` runs after the build) into a temp dir: the artifacts are
+// named as the engine, npm and pip expect them, all of package.json's version. Each plugin tarball
+// has its executable at the root, no symlinks and no PulumiPlugin.yaml; the Linux executables are
+// Node.js single executables of their architecture, the one of this machine starts with no Node.js
+// on PATH and serves; the darwin launcher starts on Node.js, and without a `node` says in one line
+// which version it needs. The npm tarball does not hold the release dir; the wheel's metadata names
+// the package and the version. Runs from the repo after `npm run build`.
+import { execFile, spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { promisify } from "node:util";
+
+const execFileAsync = promisify(execFile);
+const repoRoot = path.resolve(__dirname, "..", "..", "..");
+const manifest = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string; engines: { node: string } };
+const VERSION = manifest.version;
+const PLATFORMS = ["linux-amd64", "linux-arm64", "darwin-amd64", "darwin-arm64"];
+const HOST = `${os.platform()}-${os.arch() === "x64" ? "amd64" : os.arch()}`;
+/** ELF e_machine of each Linux architecture. */
+const ELF_MACHINE: Record<string, number> = { "linux-amd64": 62, "linux-arm64": 183 };
+const RELEASE_TIMEOUT_MS = 900_000;
+const EXECUTABLE = "pulumi-resource-gemini-environments";
+const plugin = (platform: string) => `pulumi-resource-gemini-environments-v${VERSION}-${platform}.tar.gz`;
+
+/** Runs a plugin executable; resolves with the first stdout line (its port) or rejects with its exit and stderr. */
+function startPlugin(executable: string, env: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(executable, ["127.0.0.1:1"], { env, stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr!.on("data", (chunk) => (stderr += chunk));
+    child.once("error", reject);
+    child.stdout!.once("data", (chunk: Buffer) => {
+      child.kill("SIGKILL");
+      resolve(chunk.toString().trim());
+    });
+    child.once("exit", (code) => reject(Object.assign(new Error(`exited ${code}: ${stderr}`), { code, stderr })));
+  });
+}
+
+describe("npm run release (scripts/release)", () => {
+  let scratch: string;
+  let out: string;
+
+  beforeAll(async () => {
+    if (!fs.existsSync(path.join(repoRoot, "dist", "provider", "plugin", "main.js"))) throw new Error("dist/ is missing: run npm run build first");
+    scratch = await fs.promises.mkdtemp(path.join(os.tmpdir(), "genv-release-"));
+    out = path.join(scratch, "release");
+    await execFileAsync(path.join(repoRoot, "scripts", "release"), ["--out", out], { cwd: repoRoot, maxBuffer: 16 * 1024 * 1024 });
+  }, RELEASE_TIMEOUT_MS);
+
+  afterAll(() => fs.promises.rm(scratch, { recursive: true, force: true }));
+
+  test("writes the four plugin tarballs, the npm package and the wheel, all of package.json's version", async () => {
+    expect((await fs.promises.readdir(out)).sort()).toEqual(
+      [...PLATFORMS.map(plugin), `pulumi-gemini-environments-${VERSION}.tgz`, `pulumi_gemini_environments-${VERSION}-py3-none-any.whl`].sort(),
+    );
+  });
+
+  test.each(PLATFORMS)("the %s tarball: the executable at its root, package.json of the version, schema.json, no symlink, no PulumiPlugin.yaml", async (platform) => {
+    const { stdout } = await execFileAsync("tar", ["-tvzf", path.join(out, plugin(platform))], { maxBuffer: 64 * 1024 * 1024 });
+    const entries = stdout.trim().split("\n");
+    expect(entries.find((line) => line.endsWith(` ./${EXECUTABLE}`))).toMatch(/^-rwxr-xr-x/);
+    expect(entries.filter((line) => line.startsWith("l"))).toEqual([]);
+    expect(entries.some((line) => line.endsWith(" ./schema.json"))).toBe(true);
+    expect(entries.some((line) => line.endsWith(" ./PulumiPlugin.yaml"))).toBe(false);
+    const { stdout: packageJson } = await execFileAsync("tar", ["-xOzf", path.join(out, plugin(platform)), "./package.json"]);
+    expect(JSON.parse(packageJson)).toMatchObject({ name: EXECUTABLE, version: VERSION });
+  });
+
+  describe.each(PLATFORMS)("the %s executable", (platform) => {
+    let dir: string;
+
+    beforeAll(async () => {
+      dir = path.join(scratch, platform);
+      await fs.promises.mkdir(dir);
+      await execFileAsync("tar", ["-xzf", path.join(out, plugin(platform)), "-C", dir]);
+    });
+
+    if (platform.startsWith("linux-")) {
+      test("is a single executable (an ELF binary of its architecture, with the SEA blob)", async () => {
+        const binary = await fs.promises.readFile(path.join(dir, EXECUTABLE));
+        expect(binary.subarray(0, 4).toString("latin1")).toBe("\x7fELF");
+        expect(binary.readUInt16LE(18)).toBe(ELF_MACHINE[platform]);
+        expect(binary.includes("NODE_SEA_BLOB")).toBe(true);
+      });
+    } else {
+      test("is the Node.js launcher", async () => {
+        expect(await fs.promises.readFile(path.join(dir, EXECUTABLE), "utf8")).toMatch(/^#!\/bin\/sh\n/);
+      });
+      test(`without a node on PATH, says in one line that it needs Node.js ${manifest.engines.node}`, async () => {
+        const failure = (await startPlugin(path.join(dir, EXECUTABLE), { PATH: path.join(scratch, "no-such-dir") }).catch((error: unknown) => error)) as { code?: number; stderr?: string };
+        expect(failure.code).toBe(1);
+        const lines = failure.stderr!.trim().split("\n");
+        expect(lines).toHaveLength(1);
+        expect(lines[0]).toContain(`needs Node.js ${manifest.engines.node.replace(/^>=\s*/, "")} or newer`);
+      });
+    }
+
+    if (platform === HOST) {
+      test("starts here with no Node.js on PATH and prints its port", async () => {
+        expect(await startPlugin(path.join(dir, EXECUTABLE), { PATH: path.join(scratch, "no-such-dir") })).toMatch(/^\d+$/);
+      });
+    } else if (platform.startsWith("darwin-")) {
+      test("starts on Node.js (the launcher and the plugin are JavaScript only) and prints its port", async () => {
+        expect(await startPlugin(path.join(dir, EXECUTABLE), { PATH: process.env.PATH ?? "" })).toMatch(/^\d+$/);
+      });
+    } else {
+      console.warn(`release: the ${platform} single executable is not started: this machine is ${HOST}`);
+      test.skip(`starts (a ${platform} machine is needed)`, () => undefined);
+    }
+  });
+
+  test("the npm package: package.json of the version, the launcher, and no release artifacts", async () => {
+    const tarball = path.join(out, `pulumi-gemini-environments-${VERSION}.tgz`);
+    const { stdout } = await execFileAsync("tar", ["-tzf", tarball], { maxBuffer: 64 * 1024 * 1024 });
+    expect(stdout).toContain(`package/bin/${EXECUTABLE}`);
+    expect(stdout).not.toContain("package/dist/release/");
+    const { stdout: packageJson } = await execFileAsync("tar", ["-xOzf", tarball, "package/package.json"]);
+    expect(JSON.parse(packageJson)).toMatchObject({ name: "pulumi-gemini-environments", version: VERSION });
+  });
+
+  test("the wheel's metadata: pulumi_gemini_environments of the version, needing pulumi", async () => {
+    const wheel = path.join(out, `pulumi_gemini_environments-${VERSION}-py3-none-any.whl`);
+    const { stdout } = await execFileAsync("python3", [
+      "-c",
+      "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); print(z.read(next(n for n in z.namelist() if n.endswith('.dist-info/METADATA'))).decode())",
+      wheel,
+    ]);
+    expect(stdout).toMatch(/^Name: pulumi_gemini_environments$/m);
+    expect(stdout).toMatch(new RegExp(`^Version: ${VERSION.replace(/\./g, "\\.")}$`, "m"));
+    expect(stdout).toMatch(/^Requires-Dist: pulumi<4\.0\.0,>=3\.248\.0$/m);
+  });
+});

@@ -1,0 +1,79 @@
+/**
+ * docs/reference/ is generated (scripts/generate-reference.ts, `npm run schema`) from the same source as
+ * schema.json: this fails when the committed pages differ from the generator's, when a name it gives
+ * for Python or Go is not the generated SDKs' (sdk/python, sdk/go), or when a page's example is not
+ * what the provider accepts.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { credentialCore } from "../../../provider/credential-core";
+import type { CredentialInputs } from "../../../provider/credential-inputs";
+import { environmentCore } from "../../../provider/environment-core";
+import type { EnvironmentInputs } from "../../../provider/environment-inputs";
+import { GuardedEnvironmentInputs } from "../../../provider/guarded-environment-inputs";
+import { withWireNames } from "../../../provider/resource-schema";
+import { validationIssues } from "../../../sdk/issues";
+import { generateSchema } from "../../../scripts/generate-schema";
+import { goName, pythonName, REFERENCE_EXAMPLES, referencePages } from "../../../scripts/generate-reference";
+
+const root = path.resolve(__dirname, "../../..");
+const dir = path.join(root, "docs", "reference");
+
+test("the committed docs/reference is the generator's output (run `npm run schema` to update it)", () => {
+  const pages = referencePages(root);
+  const committed = fs.readdirSync(dir);
+  const differing = [...new Set([...committed, ...Object.keys(pages)])]
+    .filter((file) => !committed.includes(file) || pages[file] !== fs.readFileSync(path.join(dir, file), "utf8"))
+    .map((file) => `docs/reference/${file}`)
+    .sort();
+  expect(differing).toEqual([]);
+});
+
+describe("the names it gives are the generated SDKs'", () => {
+  const schema = generateSchema(root) as {
+    resources: Record<string, { properties: object; inputProperties: object }>;
+    types: Record<string, { properties?: object }>;
+    provider: { inputProperties: object };
+  };
+  const python = (file: string) => fs.readFileSync(path.join(root, "sdk", "python", "pulumi_gemini_environments", file), "utf8");
+  const go = (file: string) => fs.readFileSync(path.join(root, "sdk", "go", "geminienvironments", file), "utf8");
+  const missing = (properties: string[], pythonText: string, goText: string) =>
+    properties.flatMap((property) => [
+      ...(pythonText.includes(`def ${pythonName(property)}(self)`) ? [] : [`python ${pythonName(property)}`]),
+      ...(new RegExp(`^\\t${goName(property)} `, "m").test(goText) ? [] : [`go ${goName(property)}`]),
+    ]);
+
+  test.each(["Credential", "Environment", "GuardedEnvironment"])("%s", (name) => {
+    const spec = schema.resources[`gemini-environments:index:${name}`];
+    const file = name.replace(/^./, (letter) => letter.toLowerCase());
+    const pythonFile = `${pythonName(file)}.py`;
+    expect(missing([...new Set([...Object.keys(spec.properties), ...Object.keys(spec.inputProperties)])], python(pythonFile), go(`${file}.go`))).toEqual([]);
+  });
+
+  test("Provider and every type", () => {
+    expect(missing(Object.keys(schema.provider.inputProperties), python("provider.py"), go("provider.go"))).toEqual([]);
+    const typeProperties = Object.values(schema.types).flatMap((type) => Object.keys(type.properties ?? {}));
+    expect(typeProperties.length).toBeGreaterThan(0);
+    expect(missing(typeProperties, python("_inputs.py"), go("pulumiTypes.go"))).toEqual([]);
+  });
+});
+
+describe("every page's example is what the provider accepts", () => {
+  test("Credential", () => {
+    expect(credentialCore.check({}, REFERENCE_EXAMPLES.Credential.properties as unknown as CredentialInputs).failures).toEqual([]);
+  });
+
+  test("Environment", () => {
+    expect(environmentCore.check({}, REFERENCE_EXAMPLES.Environment.properties as unknown as EnvironmentInputs).failures).toEqual([]);
+  });
+
+  test("GuardedEnvironment (its hooks as the plugin's construct reads them)", () => {
+    const parsed = GuardedEnvironmentInputs.safeParse(withWireNames(GuardedEnvironmentInputs, REFERENCE_EXAMPLES.GuardedEnvironment.properties));
+    expect(parsed.success ? [] : validationIssues(parsed.error)).toEqual([]);
+  });
+
+  test("Provider", () => {
+    const { provider } = generateSchema(root) as { provider: { inputProperties: object } };
+    expect(Object.keys(REFERENCE_EXAMPLES.Provider.properties).filter((key) => !(key in provider.inputProperties))).toEqual([]);
+  });
+});

@@ -1,0 +1,70 @@
+/**
+ * sdk/python and sdk/go are generated from schema.json by Pulumi's own generators (scripts/generate-sdks,
+ * `npm run sdks`) and checked in, as published providers do: this regenerates them into a temporary
+ * directory and fails on any difference, naming the files. The first run builds the generator
+ * (scripts/sdkgen, about a minute cold), cached outside the repository.
+ */
+import { execFile, execFileSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { promisify } from "node:util";
+
+const root = path.resolve(__dirname, "../../..");
+const GENERATED = ["python", "go"];
+
+/** Every file under `dir`, relative to it, with its text. */
+function files(dir: string): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const full = path.join(entry.parentPath, entry.name);
+    found.set(path.relative(dir, full), fs.readFileSync(full, "utf8"));
+  }
+  return found;
+}
+
+/**
+ * The files of the repository's `sdk/<language>` that git sees (tracked, or new and not ignored): a
+ * wheel built in place leaves build/ and *.egg-info, which the generated .gitignore ignores.
+ */
+function repositoryFiles(language: string): Map<string, string> {
+  const dir = path.join(root, "sdk", language);
+  const listed = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard", "-z", "."], { cwd: dir, encoding: "utf8" });
+  return new Map(
+    listed
+      .split("\0")
+      .filter((file) => file !== "" && fs.existsSync(path.join(dir, file)))
+      .map((file) => [file, fs.readFileSync(path.join(dir, file), "utf8")]),
+  );
+}
+
+let out: string;
+
+beforeAll(async () => {
+  out = fs.mkdtempSync(path.join(os.tmpdir(), "genv-sdks-"));
+  await promisify(execFile)(path.join(root, "scripts", "generate-sdks"), [out], { timeout: 15 * 60_000, maxBuffer: 16 * 1024 * 1024 });
+}, 16 * 60_000);
+
+afterAll(() => fs.rmSync(out, { recursive: true, force: true }));
+
+test.each(GENERATED)("the committed sdk/%s is the generators' output (run `npm run sdks` to update it)", (language) => {
+  const committed = repositoryFiles(language);
+  const generated = files(path.join(out, language));
+  const differing = [...new Set([...committed.keys(), ...generated.keys()])]
+    .filter((file) => committed.get(file) !== generated.get(file))
+    .map((file) => `sdk/${language}/${file}${!committed.has(file) ? " (not committed)" : !generated.has(file) ? " (not generated)" : ""}`)
+    .sort();
+  expect(differing).toEqual([]);
+  expect(generated.size).toBeGreaterThan(0);
+});
+
+test("the SDKs carry the package's version and identity", () => {
+  const { version } = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { version: string };
+  expect(fs.readFileSync(path.join(out, "python", "pyproject.toml"), "utf8")).toMatch(new RegExp(`name = "pulumi_gemini_environments"[\\s\\S]*version = "${version.replace(/\./g, "\\.")}"`));
+  expect(JSON.parse(fs.readFileSync(path.join(out, "python", "pulumi_gemini_environments", "pulumi-plugin.json"), "utf8"))).toMatchObject({ name: "gemini-environments", version });
+  const goMod = fs.readFileSync(path.join(out, "go", "go.mod"), "utf8");
+  const modulePath = /^module (\S+)$/m.exec(goMod)?.[1];
+  // The package's imports of its own internal package use the module's path: the code builds where it is written.
+  expect(fs.readFileSync(path.join(out, "go", "geminienvironments", "environment.go"), "utf8")).toContain(`"${modulePath}/geminienvironments/internal"`);
+});
