@@ -12,7 +12,7 @@
  * - **plugin, API stubbed**: the plugin against an HTTP stub that answers at once, so that its
  *   difference from the floor is the provider's own cost, not the API's work (materializing trees);
  * - **yaml** and **python**: the plugin fleet declared by a Pulumi YAML program and by a Python
- *   program, against the JavaScript one (which is not compiled by ts-node: a TypeScript program costs more).
+ *   program (the generated SDK), against the JavaScript one (which is not compiled by ts-node: a TypeScript program costs more).
  *
  * Then one profiled pass, outside the timed rounds (GENV_PROVIDER_PROFILE, provider/plugin/_profile.ts):
  * the plugin's up, no-op preview, refresh and destroy and the remote component's (`plugin.GuardedEnvironment`)
@@ -82,28 +82,28 @@ function yamlFleetProgram(count: number, inputs: { sources: Array<Record<string,
   const resources = names.map((name, i) => {
     const sources = [...inputs.sources, { type: "inline", target: "workspace/task.txt", content: `task ${i}\n` }];
     // JSON is YAML: each resource's properties as one flow mapping.
-    return `  ${name}:\n    type: gemini-environments:index:Environment\n    properties: ${JSON.stringify({ sources, network: "disabled" })}\n`;
+    // The schema's typed form of the network (`"disabled"` is the API's): YAML checks the types.
+    return `  ${name}:\n    type: gemini-environments:index:Environment\n    properties: ${JSON.stringify({ sources, network: { disabled: true } })}\n`;
   });
   return `name: fleet-yaml\nruntime: yaml\n${plugins}${count ? `resources:\n${resources.join("")}` : ""}outputs:\n  ids: ${JSON.stringify(names.map((name) => `\${${name}.id}`))}\n`;
 }
 
-/** The plugin fleet as a Python program: a CustomResource of the plugin's type, as examples/python-github-agent declares its resources. */
+/** The plugin fleet as a Python program, through the generated Python SDK (sdk/python). */
 const PYTHON_FLEET_PROGRAM = `import json
 from pathlib import Path
 
 import pulumi
+import pulumi_gemini_environments as genv
 
 base = json.loads((Path(__file__).parent / "inputs.json").read_text())
 count = pulumi.Config().get_int("count") or 0
 
-
-class Environment(pulumi.CustomResource):
-    def __init__(self, name, sources, network):
-        super().__init__("gemini-environments:index:Environment", name, {"sources": sources, "network": network})
-
-
 fleet = [
-    Environment(f"agent-{i}", base["sources"] + [{"type": "inline", "target": "workspace/task.txt", "content": f"task {i}\\n"}], "disabled")
+    genv.Environment(
+        f"agent-{i}",
+        sources=base["sources"] + [{"type": "inline", "target": "workspace/task.txt", "content": f"task {i}\\n"}],
+        network={"disabled": True},
+    )
     for i in range(count)
 ]
 pulumi.export("ids", [environment.id for environment in fleet])
@@ -162,8 +162,8 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
     const stacks = {} as Record<Variant, Stack>;
     const dirs = {} as Record<Variant, string>;
     const pluginYaml = `plugins:\n  providers:\n    - name: gemini-environments\n      path: ${path.dirname(pluginLauncher)}\n`;
-    // The Python language host runs python3 from PATH: the venv with the pulumi package first (scripts/python-venv).
-    const pythonBin = (await execFileAsync(path.join(repoRoot, "scripts", "python-venv"), [], { cwd: repoRoot })).stdout.trim().split("\n").pop()!;
+    // The Python language host runs python3 from PATH: first the venv with pulumi and our wheel (scripts/python-sdk-venv).
+    const pythonBin = (await execFileAsync(path.join(repoRoot, "scripts", "python-sdk-venv"), [], { cwd: repoRoot, maxBuffer: 16 * 1024 * 1024 })).stdout.trim().split("\n").pop()!;
     /** The fleet's size: stack config, but for YAML, whose program is rewritten. */
     const setCount = async (variant: Variant, count: number) => {
       if (variant === "yaml") await fs.writeFile(path.join(dirs.yaml, "Pulumi.yaml"), yamlFleetProgram(count, inputs, pluginYaml));
