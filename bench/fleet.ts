@@ -10,7 +10,14 @@
  * - **floor**: the engine's floor, 50 no-op resources with the same inputs through the same kind of
  *   provider (a bare `provider.main` plugin whose create returns at once, no check, no diff);
  * - **plugin, API stubbed**: the plugin against an HTTP stub that answers at once, so that its
- *   difference from the floor is the provider's own cost, not the API's work (materializing trees).
+ *   difference from the floor is the provider's own cost, not the API's work (materializing trees);
+ * - **yaml** and **python**: the plugin fleet declared by a Pulumi YAML program and by a Python
+ *   program (the generated SDK), against the JavaScript one (which is not compiled by ts-node: a TypeScript program costs more).
+ *
+ * Then one profiled pass, outside the timed rounds (GENV_PROVIDER_PROFILE, provider/plugin/_profile.ts):
+ * the plugin's up, no-op preview, refresh and destroy and the remote component's (`plugin.GuardedEnvironment`)
+ * up and destroy, printed as each phase's milliseconds per resource (check, diff, create, read, delete,
+ * construct, serialization), so that a regression names its phase.
  *
  * Goals: each provider within 1.05× the floor; the plugin's start-up (spawn to the port on stdout)
  * within 150 ms of the bare provider's; the state of an environment no larger than its inputs once
@@ -32,17 +39,27 @@ const STARTUP_RUNS = 11;
 /** Pulumi 3.248's default `--parallel`: `4 * GOMAXPROCS` (cmd/pulumi/operations/up.go, defaultParallel). */
 const ENGINE_PARALLEL = Number(process.env.PULUMI_PARALLEL) > 0 ? Number(process.env.PULUMI_PARALLEL) : 4 * (Number(process.env.GOMAXPROCS) || os.availableParallelism());
 
-type Variant = "plugin" | "dynamic" | "floor" | "stubbed";
-const VARIANTS: Variant[] = ["floor", "plugin", "dynamic", "stubbed"];
+type Variant = "plugin" | "dynamic" | "floor" | "stubbed" | "yaml" | "python";
+const VARIANTS: Variant[] = ["floor", "plugin", "dynamic", "stubbed", "yaml", "python"];
 
-/** The fleet program of a variant: `count` resources (stack config) with the same inputs. */
-function fleetProgram(variant: Variant): string {
+/**
+ * The fleet program of a variant: `count` resources (stack config) with the same inputs. `guarded` is
+ * the remote component (`plugin.GuardedEnvironment`, the same hooks as a bundle), run only profiled.
+ */
+function fleetProgram(variant: "plugin" | "dynamic" | "floor" | "stubbed" | "guarded"): string {
   const make = {
     plugin: `(name, args) => new genv.plugin.Environment(name, args)`,
     stubbed: `(name, args) => new genv.plugin.Environment(name, args)`,
     dynamic: `(name, args) => new genv.Environment(name, args)`,
     floor: `(name, args) => new pulumi.CustomResource("fleetfloor:index:Thing", name, args)`,
+    guarded: `(name, args) => new genv.plugin.GuardedEnvironment(name, {
+  hooks: { config: JSON.parse(base.sources[0].content), scripts: { "gate.py": base.sources[1].content } },
+  sources: args.sources.slice(2),
+  network: args.network,
+  acknowledgedWarnings: ["inline-hooks-writable"],
+})`,
   }[variant];
+  const id = variant === "guarded" ? "environmentId" : "id";
   return `"use strict";
 const pulumi = require("@pulumi/pulumi");
 const genv = require("pulumi-gemini-environments");
@@ -52,9 +69,45 @@ const make = ${make};
 const fleet = Array.from({ length: count }, (_, i) =>
   make(\`agent-\${i}\`, { sources: [...base.sources, { type: "inline", target: "workspace/task.txt", content: \`task \${i}\\n\` }], network: "disabled" }),
 );
-exports.ids = fleet.map((resource) => resource.id);
+exports.ids = fleet.map((resource) => resource.${id});
 `;
 }
+
+/**
+ * The plugin fleet as a Pulumi YAML program: the same resources, written out one by one (YAML has no
+ * loop), so the program is rewritten for each count.
+ */
+function yamlFleetProgram(count: number, inputs: { sources: Array<Record<string, string>> }, plugins: string): string {
+  const names = Array.from({ length: count }, (_, i) => `agent-${i}`);
+  const resources = names.map((name, i) => {
+    const sources = [...inputs.sources, { type: "inline", target: "workspace/task.txt", content: `task ${i}\n` }];
+    // JSON is YAML: each resource's properties as one flow mapping.
+    // The schema's typed form of the network (`"disabled"` is the API's): YAML checks the types.
+    return `  ${name}:\n    type: gemini-environments:index:Environment\n    properties: ${JSON.stringify({ sources, network: { disabled: true } })}\n`;
+  });
+  return `name: fleet-yaml\nruntime: yaml\n${plugins}${count ? `resources:\n${resources.join("")}` : ""}outputs:\n  ids: ${JSON.stringify(names.map((name) => `\${${name}.id}`))}\n`;
+}
+
+/** The plugin fleet as a Python program, through the generated Python SDK (sdk/python). */
+const PYTHON_FLEET_PROGRAM = `import json
+from pathlib import Path
+
+import pulumi
+import pulumi_gemini_environments as genv
+
+base = json.loads((Path(__file__).parent / "inputs.json").read_text())
+count = pulumi.Config().get_int("count") or 0
+
+fleet = [
+    genv.Environment(
+        f"agent-{i}",
+        sources=base["sources"] + [{"type": "inline", "target": "workspace/task.txt", "content": f"task {i}\\n"}],
+        network={"disabled": True},
+    )
+    for i in range(count)
+]
+pulumi.export("ids", [environment.id for environment in fleet])
+`;
 
 /** The floor's provider: `provider.main` with a create that returns at once and a delete that does nothing. */
 const FLOOR_PROVIDER = (pulumiDir: string) => `"use strict";
@@ -107,17 +160,27 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
     const floorLauncher = await writeFloorPlugin(path.join(scratch, "floor"), pulumiDir);
     const pluginLauncher = path.join(workspace.root, "node_modules", "pulumi-gemini-environments", "bin", "pulumi-resource-gemini-environments");
     const stacks = {} as Record<Variant, Stack>;
+    const dirs = {} as Record<Variant, string>;
+    const pluginYaml = `plugins:\n  providers:\n    - name: gemini-environments\n      path: ${path.dirname(pluginLauncher)}\n`;
+    // The Python language host runs python3 from PATH: first the venv with pulumi and our wheel (scripts/python-sdk-venv).
+    const pythonBin = (await execFileAsync(path.join(repoRoot, "scripts", "python-sdk-venv"), [], { cwd: repoRoot, maxBuffer: 16 * 1024 * 1024 })).stdout.trim().split("\n").pop()!;
+    /** The fleet's size: stack config, but for YAML, whose program is rewritten. */
+    const setCount = async (variant: Variant, count: number) => {
+      if (variant === "yaml") await fs.writeFile(path.join(dirs.yaml, "Pulumi.yaml"), yamlFleetProgram(count, inputs, pluginYaml));
+      else await stacks[variant].setConfig("count", { value: String(count) });
+    };
     for (const variant of VARIANTS) {
-      const plugins: Record<Variant, string> = {
-        plugin: `plugins:\n  providers:\n    - name: gemini-environments\n      path: ${path.dirname(pluginLauncher)}\n`,
-        stubbed: `plugins:\n  providers:\n    - name: gemini-environments\n      path: ${path.dirname(pluginLauncher)}\n`,
-        floor: `plugins:\n  providers:\n    - name: fleetfloor\n      path: ${path.dirname(floorLauncher)}\n`,
-        dynamic: "",
-      };
-      const dir = await workspace.addProgram(`fleet-${variant}`, { "index.js": fleetProgram(variant), "inputs.json": JSON.stringify(inputs) }, projectYaml(`fleet-${variant}`, plugins[variant]));
-      const envVars = variant === "stubbed" ? { ...env, GOOGLE_GEMINI_BASE_URL: stub.url } : env;
-      stacks[variant] = await bench.stack(dir, "bench", envVars);
-      await stacks[variant].setConfig("count", { value: String(COUNT) });
+      const plugins = `plugins:\n  providers:\n    - name: fleetfloor\n      path: ${path.dirname(floorLauncher)}\n`;
+      const inputsFile = { "inputs.json": JSON.stringify(inputs) };
+      dirs[variant] =
+        variant === "yaml"
+          ? await writeProgram(path.join(scratch, "fleet-yaml"), { "Pulumi.yaml": yamlFleetProgram(COUNT, inputs, pluginYaml) })
+          : variant === "python"
+            ? await writeProgram(path.join(scratch, "fleet-python"), { "Pulumi.yaml": `name: fleet-python\nruntime: python\n${pluginYaml}`, "__main__.py": PYTHON_FLEET_PROGRAM, ...inputsFile })
+            : await workspace.addProgram(`fleet-${variant}`, { "index.js": fleetProgram(variant), ...inputsFile }, projectYaml(`fleet-${variant}`, { floor: plugins, dynamic: "", plugin: pluginYaml, stubbed: pluginYaml }[variant]));
+      const envVars = variant === "stubbed" ? { ...env, GOOGLE_GEMINI_BASE_URL: stub.url } : variant === "python" ? { ...env, PATH: [pythonBin, env.PATH].join(path.delimiter) } : env;
+      stacks[variant] = await bench.stack(dirs[variant], "bench", envVars);
+      await setCount(variant, COUNT);
     }
 
     const timed = async <T>(body: () => Promise<T>): Promise<{ ms: number; calls: LogEntry[]; result: T }> => {
@@ -137,10 +200,10 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
 
     // Warm-up: each engine variant once with one resource (plugin processes, module caches, disk).
     for (const variant of VARIANTS) {
-      await stacks[variant].setConfig("count", { value: "1" });
+      await setCount(variant, 1);
       await stacks[variant].up();
       await stacks[variant].destroy();
-      await stacks[variant].setConfig("count", { value: String(COUNT) });
+      await setCount(variant, COUNT);
     }
 
     // Rounds, the variants alternating.
@@ -184,7 +247,28 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
       startup.bare.push(await startupMs(floorLauncher, env));
     }
 
+    // One profiled pass, outside the timed rounds (GENV_PROVIDER_PROFILE, provider/plugin/_profile.ts):
+    // the plugin fleet's up, no-op preview, refresh and destroy; the remote-component fleet's up and destroy.
+    const phases: Array<{ fleet: string; step: string; costs: Map<string, number> }> = [];
+    for (const fleet of ["plugin", "guarded"] as const) {
+      const profile = path.join(scratch, `profile-${fleet}.jsonl`);
+      const dir = await workspace.addProgram(`fleet-profiled-${fleet}`, { "index.js": fleetProgram(fleet), "inputs.json": JSON.stringify(inputs) }, projectYaml(`fleet-profiled-${fleet}`, pluginYaml));
+      const stack = await bench.stack(dir, "bench", { ...env, GENV_PROVIDER_PROFILE: profile });
+      await stack.setConfig("count", { value: String(COUNT) });
+      const steps: Array<[string, () => Promise<unknown>]> = [
+        ["up", () => stack.up()],
+        ...(fleet === "plugin" ? ([["no-op preview", () => stack.preview()], ["refresh", () => stack.refresh()]] as Array<[string, () => Promise<unknown>]>) : []),
+        ["destroy", () => stack.destroy()],
+      ];
+      for (const [step, run] of steps) {
+        await fs.writeFile(profile, "");
+        await run();
+        phases.push({ fleet, step, costs: phaseCosts(await fs.readFile(profile, "utf8")) });
+      }
+    }
+
     const m = (values: number[]) => median(values);
+    const row = (name: string, ours: number, baselineName: string, baseline: number, target: number, note?: string): Comparison => ({ name, ours, baselineName, baseline, target, ...(note && { note }) });
     log(`\nfleet of ${COUNT} (examples/fleet's inputs), Pulumi ${ENGINE_PARALLEL} operations in parallel (its default here); median of ${ROUNDS} rounds, variants alternating`);
     log(`  ${["", "up ms", "destroy ms"].map((s, i) => (i === 0 ? s.padEnd(10) : s.padStart(11))).join("")}`);
     for (const variant of [...VARIANTS, "sdk"] as const) log(`  ${variant.padEnd(10)}${m(times[variant].up).toFixed(0).padStart(11)}${m(times[variant].destroy).toFixed(0).padStart(11)}`);
@@ -194,8 +278,18 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
       log(`  state per resource, ${variant}: ${perEnvironment} bytes for ${inputBytes} bytes of inputs (${(perEnvironment / inputBytes).toFixed(2)}×; the inputs held ${copies}×)`);
     }
     log(`  API calls, plugin: ${apiCalls}`);
+    log(`  plugin phases, ms per resource (one profiled pass; each call's time from its start to its answer, calls overlapping; serialization = gRPC call less core call):`);
+    for (const { fleet, step, costs } of phases) {
+      const parts = PHASES.filter((phase) => costs.has(phase)).map((phase) => `${phase} ${costs.get(phase)!.toFixed(2)}`);
+      log(`    ${`${fleet === "guarded" ? "remote component" : "plugin"} ${step}`.padEnd(30)}${parts.join(", ")}`);
+    }
+    const floorPerResource = m(times.floor.up) / COUNT;
+    const phaseRow = (fleet: string, step: string, phase: Phase, target: number, note?: string): Comparison => {
+      const costs = phases.find((measured) => measured.fleet === fleet && measured.step === step)!.costs;
+      return row(`${fleet === "guarded" ? "remote component" : "plugin"} ${step}, ${phase} per resource`, costs.get(phase) ?? 0, "floor up, per resource", floorPerResource, target, note);
+    };
 
-    const row = (name: string, ours: number, baselineName: string, baseline: number, target: number): Comparison => ({ name, ours, baselineName, baseline, target });
+
     return [
       row(`pulumi up of ${COUNT}, plugin`, m(times.plugin.up), "floor (no-op provider)", m(times.floor.up), 1.05),
       row(`pulumi destroy of ${COUNT}, plugin`, m(times.plugin.destroy), "floor (no-op provider)", m(times.floor.destroy), 1.05),
@@ -203,12 +297,24 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
       row(`pulumi destroy of ${COUNT}, plugin, API stubbed`, m(times.stubbed.destroy), "floor (no-op provider)", m(times.floor.destroy), 1.05),
       row(`pulumi up of ${COUNT}, dynamic provider`, m(times.dynamic.up), "floor (no-op provider)", m(times.floor.up), 1.05),
       row(`pulumi destroy of ${COUNT}, dynamic provider`, m(times.dynamic.destroy), "floor (no-op provider)", m(times.floor.destroy), 1.05),
+      // The same plugin fleet from the other languages, against the JavaScript program (no ts-node: the least a Node.js program costs).
+      row(`pulumi up of ${COUNT}, YAML program (plugin)`, m(times.yaml.up), "JavaScript program (plugin)", m(times.plugin.up), 1.05),
+      row(`pulumi destroy of ${COUNT}, YAML program (plugin)`, m(times.yaml.destroy), "JavaScript program (plugin)", m(times.plugin.destroy), 1.05),
+      row(`pulumi up of ${COUNT}, Python program (plugin)`, m(times.python.up), "JavaScript program (plugin)", m(times.plugin.up), 1.05),
+      row(`pulumi destroy of ${COUNT}, Python program (plugin)`, m(times.python.destroy), "JavaScript program (plugin)", m(times.plugin.destroy), 1.05),
       row(`pulumi up of ${COUNT}, plugin`, m(times.plugin.up), `sdk script, ${ENGINE_PARALLEL} at a time`, m(times.sdk.up), 1.3),
       row(`pulumi up of ${COUNT}, floor`, m(times.floor.up), `sdk script, ${ENGINE_PARALLEL} at a time`, m(times.sdk.up), 1.3),
       row("plugin start-up (spawn to port)", m(startup.plugin), "bare provider.main", m(startup.bare), Math.round(((m(startup.bare) + 150) / m(startup.bare)) * 100) / 100),
       // The floor's resource has the same inputs, once, and no outputs: the state's least for them.
       row("state per environment (bytes), plugin", state.plugin.perEnvironment, "floor: same inputs once", state.floor.perEnvironment, 1.1),
       row("state per environment (bytes), dynamic", state.dynamic.perEnvironment, "floor: same inputs once", state.floor.perEnvironment, 1.1),
+      // The plugin's own work per resource, against the floor's whole cost per resource: together within the 5 % goal.
+      phaseRow("plugin", "up", "check", 0.05),
+      phaseRow("plugin", "no-op preview", "diff", 0.05),
+      phaseRow("plugin", "up", "serialization", 0.05),
+      phaseRow("plugin", "up", "create", 1, "(the API's answer included)"),
+      phaseRow("guarded", "up", "construct", 0.05),
+      phaseRow("guarded", "up", "serialization", 0.05),
     ];
   } finally {
     for (const cleanup of cleanups) await cleanup();
@@ -254,6 +360,13 @@ function projectYaml(name: string, plugins: string): string {
   return `name: ${name}\nruntime:\n  name: nodejs\n  options:\n    typescript: false\n${plugins}`;
 }
 
+/** A program in another language than JavaScript (no node_modules: the plugin's path is absolute). */
+async function writeProgram(dir: string, files: Record<string, string>): Promise<string> {
+  await fs.mkdir(dir);
+  for (const [file, content] of Object.entries(files)) await fs.writeFile(path.join(dir, file), content);
+  return dir;
+}
+
 async function writeFloorPlugin(dir: string, pulumiDir: string): Promise<string> {
   await fs.writeFile(path.join(dir, "floor.js"), FLOOR_PROVIDER(pulumiDir));
   const launcher = path.join(dir, "pulumi-resource-fleetfloor");
@@ -276,6 +389,45 @@ function stateOf(resources: StateResource[], inputs: { sources: Array<Record<str
   const gate = JSON.stringify(inputs.sources[1].content).slice(1, 80);
   const copies = JSON.stringify(environments[0]).split(gate).length - 1;
   return { perEnvironment, inputs: inputBytes, copies };
+}
+
+const PHASES = ["check", "diff", "create", "read", "update", "delete", "construct", "construct's wait", "serialization"] as const;
+type Phase = (typeof PHASES)[number];
+
+/**
+ * Milliseconds per resource of each phase in a GENV_PROVIDER_PROFILE file: a core method's calls
+ * (`core.<method>`); construct, the component built (`component.construct`), and its wait, the rest of
+ * its gRPC call (its outputs, which wait for its child's registration and create through the engine);
+ * serialization, the resource calls' gRPC time beyond their core calls.
+ */
+function phaseCosts(profile: string): Map<string, number> {
+  const totals = new Map<string, number>();
+  for (const line of profile.split("\n")) {
+    if (!line) continue;
+    const { phase, ms } = JSON.parse(line) as { phase: string; ms: number };
+    totals.set(phase, (totals.get(phase) ?? 0) + ms);
+  }
+  const costs = new Map<string, number>();
+  let serialization = 0;
+  let served = false;
+  for (const phase of PHASES) {
+    const core = totals.get(`core.${phase}`);
+    const grpc = totals.get(`grpc.${phase}`);
+    if (phase === "construct") {
+      const built = totals.get("component.construct");
+      if (built !== undefined) costs.set("construct", built / COUNT);
+      if (built !== undefined && grpc !== undefined) costs.set("construct's wait", (grpc - built) / COUNT);
+      continue;
+    }
+    if (core === undefined) continue;
+    costs.set(phase, core / COUNT);
+    if (grpc !== undefined) {
+      serialization += grpc - core;
+      served = true;
+    }
+  }
+  if (served) costs.set("serialization", serialization / COUNT);
+  return costs;
 }
 
 function median(values: number[]): number {

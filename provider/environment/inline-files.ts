@@ -48,8 +48,13 @@ export function declaredHookFiles(sources: readonly Source[] = []): InlineFile[]
 
 /**
  * The declared hook files whose content in the environment differs from the declaration, or that are
- * gone. Each download stops one byte past the declared length, so an agent that grew a file to
- * gigabytes costs a refresh no more than the declared bytes.
+ * gone: one download per file, the least the API allows. Its EnvironmentFile metadata has no content
+ * hash, and `modified` is the file's mtime, which the agent can set back (`touch -d`): no listing or
+ * metadata call can prove a file unchanged, only the bytes can. What a listing could prove (gone, or
+ * another size) the download proves in the same request (404, `Content-Length`), so a listing first
+ * would add a request per environment and save none. A download whose length differs is dropped
+ * before its body is read, and one without a length stops one byte past the declared size, so an
+ * agent that grew a file to gigabytes costs a refresh no more than the declared bytes.
  */
 export async function driftedHookFiles(client: EnvironmentsClient, environmentId: string, sources: readonly Source[] = []): Promise<string[]> {
   const drifted = await Promise.all(
@@ -65,6 +70,11 @@ async function holdsBytes(client: EnvironmentsClient, environmentId: string, fil
   } catch (error) {
     if (isNotFound(error)) return false;
     throw error;
+  }
+  if (download.contentLength !== undefined && download.contentLength !== file.bytes.byteLength) {
+    download.body.once("error", () => {}); // the abort that destroy reports is ours
+    download.body.destroy();
+    return false;
   }
   const chunks: Buffer[] = [];
   let received = 0;

@@ -31,9 +31,13 @@ import * as path from "node:path";
 import type * as grpcTypes from "@grpc/grpc-js";
 import type * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import type { PluginProvider, PropertyDiffKind } from "./provider";
+import { profiling, timedHandlers } from "./_profile";
 
 type Callback<T> = (error: Error | null, value?: T) => void;
 type Handler<Req, Res> = (call: { request: Req }, callback: Callback<Res>) => void;
+
+/** The calls that GENV_PROVIDER_PROFILE times (_profile.ts): the resource lifecycle and construct. */
+const PROFILED_METHODS = ["check", "diff", "create", "read", "update", "delete", "construct"] as const;
 
 const KIND: Record<PropertyDiffKind, provproto.PropertyDiff.Kind> = { add: 0, addReplace: 1, delete: 2, deleteReplace: 3, update: 4, updateReplace: 5 };
 
@@ -44,7 +48,8 @@ export async function serveWithGaps(provider: PluginProvider, serve: () => Promi
   grpc.Server.prototype.addService = function addService(this: grpcTypes.Server, service, implementation) {
     grpc.Server.prototype.addService = original;
     // The server's implementation stays the prototype: its other methods (and their `this`) as they are.
-    return original.call(this, service, Object.assign(Object.create(implementation) as grpcTypes.UntypedServiceImplementation, gaps(provider)));
+    const served = Object.assign(Object.create(implementation) as grpcTypes.UntypedServiceImplementation, gaps(provider));
+    return original.call(this, service, profiling ? (timedHandlers(served, PROFILED_METHODS) as grpcTypes.UntypedServiceImplementation) : served);
   };
   try {
     await serve();

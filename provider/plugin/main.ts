@@ -9,11 +9,13 @@
 import { main } from "@pulumi/pulumi/provider";
 import { pluginProvider } from "./provider";
 import { serveWithGaps } from "./_server-gaps";
+import { profiling, timedMethods } from "./_profile";
 import { engineAddressOf, exitWhenEngineGone } from "../contracts/engine-watchdog";
 
 // A killed engine leaves the plugin running in its own process group: it leaves on its own.
 exitWhenEngineGone(engineAddressOf(process.argv.slice(2)));
-const provider = pluginProvider();
+// GENV_PROVIDER_PROFILE (_profile.ts): the component's own part of construct, timed apart from the server's wait for its outputs.
+const provider = profiling ? timedMethods(pluginProvider(), "component", ["construct"]) : pluginProvider();
 serveWithGaps(provider, () => main(provider, process.argv.slice(2))).catch((error: unknown) => {
   console.error(error);
   process.exitCode = 1;

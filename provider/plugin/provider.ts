@@ -14,6 +14,7 @@ import type * as pulumi from "@pulumi/pulumi/provider";
 import { CONFIG_NAMESPACE, launchConfig, providerClient, setProviderConfig } from "../contracts/configuration";
 import { partialFailure, replacedProperties, type PropertyChange, type ResourceCore } from "../contracts/resource-core";
 import { conceal, reveal, secret, type Path } from "./_secrets";
+import { profiling, timedMethods } from "./_profile";
 
 /** The package root: `dist/provider/plugin` → `.`, where package.json and schema.json are. */
 const PACKAGE_ROOT = path.resolve(__dirname, "..", "..", "..");
@@ -61,8 +62,14 @@ function coreOf(urn: string): AnyCore {
   const type = urn.split("::")[2]?.split("$").pop() ?? "";
   const load = CORES[type];
   if (!load) throw new Error(`unknown resource type ${type} (this provider serves ${Object.keys(CORES).join(", ")})`);
-  return load();
+  if (!profiling) return load();
+  let timed = TIMED_CORES.get(type);
+  if (!timed) TIMED_CORES.set(type, (timed = timedMethods(load(), "core")));
+  return timed;
 }
+
+/** The cores with their calls timed, when GENV_PROVIDER_PROFILE is set (_profile.ts). */
+const TIMED_CORES = new Map<string, AnyCore>();
 
 // ---------------------------------------------------------------------------------------------
 // The adapter

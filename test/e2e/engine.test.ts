@@ -1,6 +1,8 @@
 // Smoke test of the Pulumi engine from scripts/pulumi-engine, driven through the Automation API:
 // an inline program with one dynamic resource — up, check outputs, destroy — and the same through a local
-// program dir, which goes through the pulumi-language-nodejs language host.
+// program dir, which goes through the pulumi-language-nodejs language host; and the language hosts stop
+// when the engine interrupts them even if started with SIGINT ignored.
+import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -134,4 +136,32 @@ describe("pulumi engine (Automation API smoke test)", () => {
       await fs.promises.rm(dir, { recursive: true, force: true });
     }
   }, 5 * 60 * 1000);
+
+  // The engine stops a plugin with SIGINT to its process group, then waits 5 s before SIGKILL. A host
+  // started with SIGINT ignored (`pulumi up &` in a script, nohup) must still exit on it, or every
+  // command that runs a program waits those 5 s (scripts/langhost/patch-host.js).
+  const ignoringSigint = (command: string, ...args: string[]) => spawn("bash", ["-c", 'trap "" INT; exec "$0" "$@"', command, ...args], { stdio: ["ignore", "pipe", "inherit"] });
+
+  test.each(["nodejs", "python", "yaml"])("the %s language host, started with SIGINT ignored, exits on the engine's SIGINT", async (language) => {
+    // The way it is started leaves SIGINT ignored across exec (SigIgn bit 2), as a background shell job does.
+    const probe = ignoringSigint("grep", "^SigIgn", "/proc/self/status");
+    const [probed] = await Promise.all([new Promise<string>((resolve) => probe.stdout!.once("data", (data: Buffer) => resolve(data.toString()))), new Promise((resolve) => probe.once("exit", resolve))]);
+    expect(BigInt(`0x${probed.split(/\s+/)[1]}`) & 2n).toBe(2n);
+
+    // With an engine address, as the engine starts it (a health check that fails only minutes later).
+    const host = ignoringSigint(path.join(engine.binDir, `pulumi-language-${language}`), "127.0.0.1:1");
+    const exited = new Promise<NodeJS.Signals | number | null>((resolve) => host.once("exit", (code, signal) => resolve(signal ?? code)));
+    try {
+      await new Promise((resolve, reject) => {
+        host.stdout!.once("data", resolve); // its port: it serves
+        host.once("exit", () => reject(new Error(`pulumi-language-${language} exited before serving`)));
+      });
+      host.kill("SIGINT");
+      // Waiting longer than the engine's 5 s: a host that ignores SIGINT never exits by itself.
+      const outcome = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve("still running"), 15_000))]);
+      expect(outcome).not.toBe("still running");
+    } finally {
+      host.kill("SIGKILL");
+    }
+  }, 60 * 1000);
 });

@@ -83,6 +83,31 @@ test("a hook script the agent rewrites shows in refresh by path; the next update
   await provider.remove!(env.id, outs);
 });
 
+test("refresh reads each declared hook file once and compares the bytes: a same-size rewrite is drift, workspace files are not fetched", async () => {
+  const inputs = { sources: [inline(HOOKS, hooksJson), inline(GATE, gate("allow")), inline("workspace/main.py", "print(1)")] };
+  const env = await created(inputs);
+  const readLogged = async (props: EnvironmentOutputs) => {
+    const before = emulator().requests.length;
+    const outs = (await provider.read!(env.id, props)).props as EnvironmentOutputs;
+    return { outs, requests: emulator().requests.slice(before).map(({ method, path }) => `${method} ${path}`) };
+  };
+  // The least the API allows: its file metadata has no content hash, so only the bytes prove a file unchanged.
+  const unchanged = await readLogged(env);
+  expect(unchanged.outs).not.toHaveProperty("driftedHookFiles");
+  expect(unchanged.requests.sort()).toEqual(
+    [`GET /v1beta/environments/${env.id}`, `GET /v1beta/environments/${env.id}/files/${GATE}?alt=media`, `GET /v1beta/environments/${env.id}/files/${HOOKS}?alt=media`].sort(),
+  );
+
+  // "deny" for "allow" and one space more: the same size, a different verdict.
+  const tampered = gate("deny").replace("import json, sys", "import json,  sys");
+  expect(Buffer.byteLength(tampered)).toBe(Buffer.byteLength(gate("allow")));
+  // The agent writes it and sets its mtime back: neither size nor `modified` shows the change.
+  await agent(env.id, `touch -r /${GATE} /tmp/mtime && echo ${Buffer.from(tampered).toString("base64")} | base64 -d > /${GATE} && touch -r /tmp/mtime /${GATE}`);
+  expect(await text(env.id, GATE)).toBe(tampered);
+  expect((await readLogged(env)).outs.driftedHookFiles).toEqual([GATE]);
+  await provider.remove!(env.id, env);
+});
+
 test("an update that fails part-way records what was uploaded; the next one finishes, and a reverted program is put back", async () => {
   const inputs = { sources: [inline("workspace/a.txt", "a1\n"), inline("workspace/b.txt", "b1\n")] };
   const env = await created(inputs);

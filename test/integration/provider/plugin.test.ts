@@ -68,6 +68,24 @@ describe("configuration", () => {
   });
 });
 
+test("GENV_PROVIDER_PROFILE: each call's gRPC time and its core's time, a JSON line per call", async () => {
+  const profile = path.join(workspace.root, "profile.jsonl");
+  const profiled = await startPlugin(launcher, { ...NO_CREDENTIALS, GENV_PROVIDER_PROFILE: profile });
+  try {
+    await profiled.configure({ apiKey: SECRET(TEST_KEY), baseUrl: emulator.url, version: "0.1.0" });
+    await profiled.check("Environment", { sources });
+    const { id } = await profiled.create("Environment", { sources });
+    await profiled.delete("Environment", id, {});
+  } finally {
+    await profiled.close();
+  }
+  const lines = fs.readFileSync(profile, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { phase: string; ms: number });
+  expect(lines.map((line) => line.phase).sort()).toEqual(["core.check", "core.create", "core.delete", "grpc.check", "grpc.create", "grpc.delete"]);
+  const ms = Object.fromEntries(lines.map((line) => [line.phase, line.ms]));
+  // A gRPC call holds its core's call: what is left is the marshalling.
+  for (const phase of ["check", "create", "delete"]) expect(ms[`grpc.${phase}`]).toBeGreaterThanOrEqual(ms[`core.${phase}`]);
+});
+
 describe("Environment", () => {
   test("check names the path; a secret input stays secret where it was", async () => {
     const bad = await plugin.check("Environment", { sources: [...sources, inline("../x", "a")] });

@@ -1,0 +1,29 @@
+// node patch-host.js MAIN_GO LANGUAGE: the edits scripts/pulumi-engine makes to the package main of
+// sdk/v3 v3.68.0's language host for LANGUAGE (nodejs or python) before building it.
+//
+// Both hosts: exit when the engine interrupts them, even when started with SIGINT ignored. The engine
+// stops a plugin by sending SIGINT to its process group and waiting up to 5 s before SIGKILL
+// (sdk/go/common/resource/plugin/plugin.go, v3.248). A Go program started with SIGINT ignored keeps
+// ignoring it unless it asks for it (os/signal), and v3.68's hosts do not: started by a non-interactive
+// shell in the background (`pulumi up &`, nohup, CI steps run that way), every pulumi command that runs
+// a program waited the full 5 s. The hosts Pulumi ships since v3.80 (pulumi/pulumi#13809) make the
+// same change: the serving context ends on SIGINT.
+//
+// nodejs only: its RunPlugin (it answers "not supported") is taken out; run_plugin.go defines it.
+"use strict";
+const fs = require("node:fs");
+
+const [file, language] = process.argv.slice(2);
+let text = fs.readFileSync(file, "utf8");
+const edit = (what, pattern, replacement) => {
+  const out = text.replace(pattern, replacement);
+  if (out === text) {
+    console.error(`patch-host: ${what} not found in ${file}`);
+    process.exit(1);
+  }
+  text = out;
+};
+edit("the serving context", "ctx, cancel := context.WithCancel(context.Background())", "ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)");
+edit("the import block", /^import \(\n/m, 'import (\n\t"os/signal"\n');
+if (language === "nodejs") edit("RunPlugin", /\nfunc \(host \*nodeLanguageHost\) RunPlugin\([\s\S]*?\n}\n/, "\n");
+fs.writeFileSync(file, text);
