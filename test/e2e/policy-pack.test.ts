@@ -2,15 +2,13 @@
  * The shipped policy pack (`node_modules/pulumi-gemini-environments/policy-pack`, installed from the
  * package's tarball) on the real engine, as a pipeline runs it: `pulumi preview --policy-pack DIR
  * [--policy-pack-config FILE]`. The same pack checks a JavaScript program (the dynamic provider's
- * type token) and a Pulumi YAML program (the plugin's):
+ * type token), a Pulumi YAML program and a Python program with the generated SDK (both the plugin's):
  * - one compliant and one non-compliant environment (a wildcard allowlist outside the allowed domains,
  *   no hooks.json): the preview fails naming both rules and only the non-compliant resource; with the
  *   rules advisory it succeeds and warns;
  * - an advisory rule (hooks-read-only, on a GuardedEnvironment's inline hooks) warns and the preview
  *   succeeds, for the TypeScript component and the plugin's (YAML); the config makes it mandatory and
  *   the preview fails.
- *
- * Python: not yet; see the marked place in PROGRAMS below.
  */
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
@@ -19,6 +17,7 @@ import { promisify } from "node:util";
 
 import { TEST_KEY } from "../support/emulator";
 import { E2E_TEST_TIMEOUT_MS, pluginProject, program, useE2E } from "./_workspace";
+import { pythonSdkVenvBinDir } from "./engine";
 
 const execFileAsync = promisify(execFile);
 
@@ -27,6 +26,8 @@ const ALLOWED = { "egress-within-allowed-domains": { allowedDomains: ["*.acme.co
 /** `approved` (hooks mounted read-only from a repository, egress to an allowed host) and `rogue` (no hooks, `*.github.com`). */
 const PROGRAMS = {
   "JavaScript (dynamic provider)": {
+    stackName: "js",
+    python: false,
     type: "pulumi-nodejs:dynamic/gemini-environments:Environment",
     files: () =>
       program(`
@@ -39,6 +40,8 @@ new genv.Environment("rogue", { network: { allowlist: [{ domain: "*.github.com" 
     pulumiYaml: undefined as ((pluginBinDir: string) => string) | undefined,
   },
   "Pulumi YAML (plugin)": {
+    stackName: "yaml",
+    python: false,
     type: "gemini-environments:index:Environment",
     files: () => ({ "index.js": "" }),
     pulumiYaml: (pluginBinDir: string) =>
@@ -61,8 +64,24 @@ new genv.Environment("rogue", { network: { allowlist: [{ domain: "*.github.com" 
           - domain: "*.github.com"
 `,
   },
-  // Python: once the generated SDK exists (sdk/python), the same two environments as a Python program
-  // go here, its stack made with `{ python: true }` (as python.test.ts does).
+  // Run by the Python language host with the venv of scripts/python-sdk-venv (`pulumi` and our wheel) first on PATH.
+  "Python (generated SDK, plugin)": {
+    stackName: "python",
+    python: true,
+    type: "gemini-environments:index:Environment",
+    files: () => ({
+      "__main__.py": `import pulumi_gemini_environments as genv
+
+genv.Environment(
+    "approved",
+    sources=[genv.SourceArgs(type="repository", source="github://acme/guardrails", target=".agents")],
+    network=genv.NetworkAllowlistArgs(allowlist=[genv.AllowlistEntryArgs(domain="api.github.com")]),
+)
+genv.Environment("rogue", network=genv.NetworkAllowlistArgs(allowlist=[genv.AllowlistEntryArgs(domain="*.github.com")]))
+`,
+    }),
+    pulumiYaml: (pluginBinDir: string) => pluginProject("policy-python", pluginBinDir, "runtime: python"),
+  },
 };
 
 interface Reported {
@@ -87,8 +106,11 @@ describe("the shipped policy pack on the real engine", () => {
     pack = path.join(e2e().workspace.root, "node_modules", "pulumi-gemini-environments", "policy-pack");
   });
 
-  /** `pulumi preview --policy-pack <the shipped pack>` of `dir`'s stack, with `config` as its --policy-pack-config. */
-  async function previewWithPack(dir: string, stackName: string, config?: object): Promise<{ code: number; output: string }> {
+  /**
+   * `pulumi preview --policy-pack <the shipped pack>` of `dir`'s stack, with `config` as its
+   * --policy-pack-config; `python`: the SDK venv first on PATH, as for the stack.
+   */
+  async function previewWithPack(dir: string, stackName: string, config?: object, python = false): Promise<{ code: number; output: string }> {
     const args = ["preview", "--stack", stackName, "--non-interactive", "--color", "never", "--policy-pack", pack];
     if (config) {
       const file = path.join(dir, `policy-config-${Object.keys(config).join("-")}.json`);
@@ -96,24 +118,24 @@ describe("the shipped policy pack on the real engine", () => {
       args.push("--policy-pack-config", file);
     }
     const { engine, emulator } = e2e();
-    const env = { ...engine.env, GOOGLE_API_KEY: TEST_KEY, GOOGLE_GEMINI_BASE_URL: emulator.url };
+    const env: NodeJS.ProcessEnv = { ...engine.env, GOOGLE_API_KEY: TEST_KEY, GOOGLE_GEMINI_BASE_URL: emulator.url };
+    if (python) env.PATH = [await pythonSdkVenvBinDir(), env.PATH].join(path.delimiter);
     return execFileAsync(path.join(engine.binDir, "pulumi"), args, { cwd: dir, env, maxBuffer: 16 * 1024 * 1024 }).then(
       ({ stdout, stderr }) => ({ code: 0, output: stdout + stderr }),
       (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, output: error.stdout + error.stderr }),
     );
   }
 
-  describe.each(Object.entries(PROGRAMS))("%s", (label, { type, files, pulumiYaml }) => {
+  describe.each(Object.entries(PROGRAMS))("%s", (_label, { stackName, python, type, files, pulumiYaml }) => {
     let dir: string;
-    const stackName = label.startsWith("JavaScript") ? "js" : "yaml";
 
     beforeAll(async () => {
       dir = await e2e().workspace.addProgram(`policy-${stackName}`, files(), pulumiYaml?.(e2e().pluginBinDir));
-      await e2e().stack(dir, stackName);
+      await e2e().stack(dir, stackName, { python: python && "sdk" });
     }, E2E_TEST_TIMEOUT_MS);
 
     test("mandatory: the preview fails naming both rules and only the non-compliant resource", async () => {
-      const { code, output } = await previewWithPack(dir, stackName, ALLOWED);
+      const { code, output } = await previewWithPack(dir, stackName, ALLOWED, python);
       expect({ code: code !== 0, reported: reported(output) }).toEqual({
         code: true,
         reported: [
@@ -126,7 +148,7 @@ describe("the shipped policy pack on the real engine", () => {
     }, E2E_TEST_TIMEOUT_MS);
 
     test("advisory (config all: advisory): the preview succeeds with the same violations as warnings", async () => {
-      const { code, output } = await previewWithPack(dir, stackName, { all: "advisory", ...ALLOWED });
+      const { code, output } = await previewWithPack(dir, stackName, { all: "advisory", ...ALLOWED }, python);
       expect({ code, reported: reported(output) }).toEqual({
         code: 0,
         reported: [
