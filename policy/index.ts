@@ -48,11 +48,7 @@ function resourcePolicy(rule: Rule): ResourceValidationPolicy {
     validateResource(args, reportViolation) {
       const view = environmentView(args.type, args.props);
       if (!view) return;
-      const found = violations(rule, view, args.getConfig<Record<string, unknown>>());
-      for (const message of found) reportViolation(message);
-      // Recorded in the engine's policy summary (the CLI does not print it).
-      const unchecked = found.length === 0 ? rule.unchecked?.(view) : undefined;
-      if (unchecked !== undefined) args.notApplicable(unchecked);
+      for (const message of violations(rule, view, args.getConfig<Record<string, unknown>>())) reportViolation(message);
     },
   };
 }

@@ -24,8 +24,6 @@ export interface Rule<Config extends z.ZodObject = z.ZodObject> {
   /** The rule's settings in `--policy-pack-config` (beside `enforcementLevel`), with their defaults. */
   config: Config;
   check(view: EnvironmentView, config: z.infer<Config>): string[];
-  /** Why the rule could not look at `view` when it passes unseen (hooks copied from a repository), for the engine's policy summary. */
-  unchecked?(view: EnvironmentView): string | undefined;
 }
 
 /** A rule, typed by its config. */
@@ -54,7 +52,7 @@ const HOW_TO_ADD_HOOKS =
 export const environmentHasHooks = rule({
   name: "environment-has-hooks",
   description:
-    "Every environment carries a .agents/hooks.json with at least one pre_tool_execution rule that reaches a sandbox tool, and no hooks linter error. Hooks copied from a repository, bucket or skill cannot be read here and pass unchecked.",
+    "Every environment carries a .agents/hooks.json with at least one pre_tool_execution rule that reaches a sandbox tool, and no hooks linter error. Hooks copied from a repository, bucket or skill cannot be read here and pass unchecked (hooks-unchecked lists them).",
   enforcementLevel: "mandatory",
   config: NO_CONFIG,
   check(view) {
@@ -78,10 +76,26 @@ export const environmentHasHooks = rule({
       }
     }
   },
-  unchecked(view) {
+});
+
+/**
+ * What environment-has-hooks passes unseen, made visible: the engine keeps a policy's "not applicable"
+ * only in its summary, which the CLI does not print, so a warning is the channel a user sees. Advisory
+ * by default, so it never fails a preview that passes otherwise.
+ */
+export const hooksUnchecked = rule({
+  name: "hooks-unchecked",
+  description:
+    "Lists environments whose .agents/hooks.json is copied from a repository, bucket or skill source: the pack cannot read it at preview, so environment-has-hooks and http-hooks-to-allowed-endpoints pass it unchecked. Advisory: a note, not a failure.",
+  enforcementLevel: "advisory",
+  config: NO_CONFIG,
+  check(view) {
     const hooks = hooksFile(view);
-    if (hooks.from !== "copied") return undefined;
-    return `.agents/hooks.json comes from ${hooks.sources.map(sourceLabel).join(", ")}, which cannot be read at preview: unchecked`;
+    if (hooks.from !== "copied") return [];
+    return hooks.sources.map(
+      (source) =>
+        `unchecked (hooks from a ${source.type} source: ${source.source ?? "not known yet"}): ${sourceLabel(source)} copies .agents/hooks.json in, which cannot be read at preview, so its rules and endpoints were not checked. Review them where they live, or ship them inline (a GuardedEnvironment with a HookBundle) to have the pack check them`,
+    );
   },
 });
 
@@ -247,6 +261,7 @@ export const modeAllowed = rule({
 /** Every rule, in the order the pack reports them. */
 export const RULES: readonly Rule[] = [
   environmentHasHooks,
+  hooksUnchecked,
   egressWithinAllowedDomains,
   httpHooksToAllowedEndpoints,
   hooksReadOnly,

@@ -5,7 +5,8 @@
  * type token), a Pulumi YAML program and a Python program with the generated SDK (both the plugin's):
  * - one compliant and one non-compliant environment (a wildcard allowlist outside the allowed domains,
  *   no hooks.json): the preview fails naming both rules and only the non-compliant resource; with the
- *   rules advisory it succeeds and warns;
+ *   rules advisory it succeeds and warns; either way the compliant one's hooks, copied from a
+ *   repository, are listed as unchecked (hooks-unchecked, advisory);
  * - an advisory rule (hooks-read-only, on a GuardedEnvironment's inline hooks) warns and the preview
  *   succeeds, for the TypeScript component and the plugin's (YAML); the config makes it mandatory and
  *   the preview fails.
@@ -141,8 +142,11 @@ describe("the shipped policy pack on the real engine", () => {
         reported: [
           { level: "mandatory", rule: "egress-within-allowed-domains", type, name: "rogue" },
           { level: "mandatory", rule: "environment-has-hooks", type, name: "rogue" },
+          // The approved hooks pass unseen, and the user is told so; the note does not fail the preview.
+          { level: "advisory", rule: "hooks-unchecked", type, name: "approved" },
         ],
       });
+      expect(output).toContain("unchecked (hooks from a repository source: github://acme/guardrails): sources[0] (repository github://acme/guardrails) copies .agents/hooks.json in");
       expect(output).toContain("no .agents/hooks.json: the agent's tool calls run without hooks. Add one with at least one pre_tool_execution rule");
       expect(output).toContain('network.allowlist[0] "*.github.com" reaches every subdomain of github.com, outside the allowed domains (*.acme.com, api.github.com)');
     }, E2E_TEST_TIMEOUT_MS);
@@ -154,6 +158,7 @@ describe("the shipped policy pack on the real engine", () => {
         reported: [
           { level: "advisory", rule: "egress-within-allowed-domains", type, name: "rogue" },
           { level: "advisory", rule: "environment-has-hooks", type, name: "rogue" },
+          { level: "advisory", rule: "hooks-unchecked", type, name: "approved" },
         ],
       });
     }, E2E_TEST_TIMEOUT_MS);

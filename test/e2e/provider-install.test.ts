@@ -60,7 +60,7 @@ describe("npm install of the packed package into a program that only uses the pr
     ].join("\n");
     const { stdout } = await execFileAsync(process.execPath, ["-e", script], { cwd: program });
     expect(stdout.trim().split("\n")).toEqual([
-      "environment-has-hooks,egress-within-allowed-domains,http-hooks-to-allowed-endpoints,hooks-read-only,no-secrets-in-sources,credential-from-resource,mode-allowed",
+      "environment-has-hooks,hooks-unchecked,egress-within-allowed-domains,http-hooks-to-allowed-endpoints,hooks-read-only,no-secrets-in-sources,credential-from-resource,mode-allowed",
       "the gemini-environments policy pack needs @pulumi/policy beside pulumi-gemini-environments: npm install @pulumi/policy@1.21",
     ]);
   });

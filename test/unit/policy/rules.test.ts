@@ -7,6 +7,7 @@ import {
   egressWithinAllowedDomains,
   environmentHasHooks,
   hooksReadOnly,
+  hooksUnchecked,
   httpHooksToAllowedEndpoints,
   modeAllowed,
   noSecretsInSources,
@@ -64,7 +65,6 @@ describe("environment-has-hooks", () => {
     expect(violations(environmentHasHooks, view({ sources: [hooksSource(gate)] }))).toEqual([]);
     const mounted = view({ sources: [{ type: "repository", source: "github://acme/guardrails", target: ".agents" }] });
     expect(violations(environmentHasHooks, mounted)).toEqual([]);
-    expect(environmentHasHooks.unchecked?.(mounted)).toBe(".agents/hooks.json comes from sources[0] (repository github://acme/guardrails), which cannot be read at preview: unchecked");
   });
 
   test("only post rules, a disabled group, or a matcher that reaches no tool: no pre rule runs", () => {
@@ -181,6 +181,29 @@ describe("credential-from-resource", () => {
   });
 });
 
+describe("hooks-unchecked", () => {
+  test("advisory: each copied source that covers .agents/hooks.json, named with its type and where it copies from", () => {
+    expect(hooksUnchecked.enforcementLevel).toBe("advisory");
+    const copied = view({
+      sources: [
+        { type: "repository", source: "github://acme/guardrails", target: ".agents" },
+        { type: "inline", target: "workspace/TASK.md", content: "task" },
+        { type: "gcs", source: "gs://acme-hooks/prod" },
+      ],
+    });
+    expect(violations(hooksUnchecked, copied)).toEqual([
+      "unchecked (hooks from a repository source: github://acme/guardrails): sources[0] (repository github://acme/guardrails) copies .agents/hooks.json in, which cannot be read at preview, so its rules and endpoints were not checked. Review them where they live, or ship them inline (a GuardedEnvironment with a HookBundle) to have the pack check them",
+      expect.stringMatching(/^unchecked \(hooks from a gcs source: gs:\/\/acme-hooks\/prod\): sources\[2\] \(gcs gs:\/\/acme-hooks\/prod\) copies/),
+    ]);
+  });
+
+  test("nothing to say when the hooks are inline, absent, or copied to another place", () => {
+    expect(violations(hooksUnchecked, view({ sources: [hooksSource(gate)] }))).toEqual([]);
+    expect(violations(hooksUnchecked, view({ network: "disabled" }))).toEqual([]);
+    expect(violations(hooksUnchecked, view({ sources: [{ type: "repository", source: "github://acme/app", target: "workspace" }] }))).toEqual([]);
+  });
+});
+
 describe("mode-allowed", () => {
   test("on_demand by default; self_hosted only when allowed", () => {
     expect(violations(modeAllowed, view({}))).toEqual([]);
@@ -194,6 +217,7 @@ describe("mode-allowed", () => {
 test("rule names are stable and unique", () => {
   expect(RULES.map((rule) => rule.name)).toEqual([
     "environment-has-hooks",
+    "hooks-unchecked",
     "egress-within-allowed-domains",
     "http-hooks-to-allowed-endpoints",
     "hooks-read-only",
