@@ -71,6 +71,7 @@ new genv.Environment("rogue", { network: { allowlist: [{ domain: "*.github.com" 
     python: true,
     type: "gemini-environments:index:Environment",
     files: () => ({
+      "index.js": "",
       "__main__.py": `import pulumi_gemini_environments as genv
 
 genv.Environment(
