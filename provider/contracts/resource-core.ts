@@ -56,8 +56,9 @@ export interface ResourceCore<Inputs extends object, Outputs extends Inputs> {
   /**
    * The input properties the outputs only restate: the dynamic provider's outputs repeat them, the
    * plugin's leave them to the state's inputs. An SDK resolves an output left out to its input on
-   * update but not at preview, where it is unknown: an output programs refer to (a Credential's
-   * `credentialId`, in an allowlist) is kept in the outputs, or every preview would replace the referrer.
+   * update but not at preview, where it is unknown, and Pulumi YAML not at all (`${cred.type}` reads
+   * null): an input schema.json also declares an output is kept in the outputs unless there is a
+   * reason (a Credential's secrets are write-only; an Environment's sources would be stored twice).
    */
   readonly restatedInputs: readonly string[];
   check(olds: Partial<Inputs>, news: Inputs): CheckResult<Inputs>;

@@ -26,10 +26,10 @@ const REPLACING = propertiesOf(CredentialInputs)
 export const credentialCore: ResourceCore<CredentialInputs, CredentialOutputs> = {
   name: "Credential",
   secretProperties: SECRET_PROPERTIES,
-  // credentialId is also the API's answer (the credential's id), and what an allowlist refers to.
-  restatedInputs: propertiesOf(CredentialInputs)
-    .map(([property]) => property)
-    .filter((property) => property !== "credentialId"),
+  // schema.json declares every input an output too, and a Pulumi YAML reference (`${cred.type}`)
+  // reads the outputs alone: so they restate each one (credentialId, type, headerName, …) but the
+  // secrets, which are write-only and stay once, encrypted, in the state's inputs.
+  restatedInputs: SECRET_PROPERTIES,
 
   check(_olds, news) {
     const issues: Issue[] = [];

@@ -217,6 +217,24 @@ describe("Credential", () => {
     expect(JSON.stringify(created.properties)).not.toContain("ghp_one");
   });
 
+  test("the outputs hold every non-secret input schema.json declares an output (a YAML `${cred.type}` reads them alone)", async () => {
+    const schema = JSON.parse(fs.readFileSync(path.join(repoRoot, "schema.json"), "utf8"));
+    const credential = schema.resources["gemini-environments:index:Credential"];
+    const declared = Object.keys(credential.inputProperties).filter((property) => property in credential.properties && !credential.properties[property].secret);
+    const variable = { credentialId: "plugin-variable", type: "environment_variable", value: "var-secret-1", injectionLocation: ["header"], trustedDomains: ["api.example.com"] };
+    const created = await plugin.create("Credential", variable);
+    const given = declared.filter((property) => property in variable);
+    expect(given).toEqual(["credentialId", "type", "injectionLocation", "trustedDomains"]);
+    expect(Object.fromEntries(given.map((property) => [property, created.properties[property]]))).toEqual(
+      Object.fromEntries(given.map((property) => [property, variable[property as keyof typeof variable]])),
+    );
+    expect(JSON.stringify(created.properties)).not.toContain("var-secret-1");
+    const moved = { ...variable, trustedDomains: ["api.example.org"] };
+    const updated = await plugin.update("Credential", "plugin-variable", created.properties, moved, variable);
+    expect(updated).toMatchObject({ type: "environment_variable", trustedDomains: ["api.example.org"] });
+    await plugin.delete("Credential", "plugin-variable", updated);
+  });
+
   test("a rotated token updates in place, an id change replaces: the detailed diff says which", async () => {
     const olds = { status: "active" };
     const oldInputs = { ...bearer, token: SECRET("ghp_one") };
@@ -233,7 +251,7 @@ describe("Credential", () => {
       token: { kind: "update", inputDiff: true },
     });
     const before = emulator.requests.length;
-    // The old inputs come with the request (the outputs hold the computed values only).
+    // The old inputs come with the request (the outputs leave the token out).
     expect(await plugin.update("Credential", "plugin-token", olds, rotated, oldInputs)).toMatchObject({ status: "active" });
     expect(emulator.requests.slice(before).map((entry) => `${entry.method} ${entry.path}`)).toEqual(["PATCH /v1beta/credentials/plugin-token?update_mask=token"]);
   });
