@@ -78,7 +78,7 @@ describe("Credential (real engine)", () => {
     const credential = (state.deployment.resources as Array<{ type: string; inputs?: Record<string, unknown> }>).find(
       (r) => r.type === "pulumi-nodejs:dynamic/gemini-environments:Credential",
     );
-    expect(String(credential?.inputs?.__provider)).toContain('require("pulumi-gemini-environments/dist/provider/credential-provider.js")');
+    expect(String(credential?.inputs?.__provider)).toContain('require("pulumi-gemini-environments/dist/provider/credential/dynamic-provider.js")');
   }, E2E_TEST_TIMEOUT_MS);
 
   test("destroy deletes the environment and the credential", async () => {

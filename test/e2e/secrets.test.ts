@@ -55,7 +55,7 @@ describe("secrets stay out of the state (real engine, credentials from stack con
       (r) => r.type === "pulumi-nodejs:dynamic/gemini-environments:Environment",
     );
     const serialized = String(environment?.inputs?.__provider);
-    expect(serialized).toContain('require("pulumi-gemini-environments/dist/provider/environment-provider.js")');
+    expect(serialized).toContain('require("pulumi-gemini-environments/dist/provider/environment/dynamic-provider.js")');
     expect(serialized).not.toContain(TEST_KEY);
     expect(serialized.length).toBeLessThan(1024); // one require: it is stored twice per resource and rewritten at every checkpoint
   }, E2E_TEST_TIMEOUT_MS);
