@@ -15,7 +15,7 @@
  * check cannot show warnings), and in the Environment's check, where errors stop the preview with the
  * failing source and JSON pointer.
  */
-import * as pulumi from "@pulumi/pulumi";
+import * as pulumi from "../contracts/pulumi-sdk";
 import { lintHooks, type Finding, type LintCode } from "../../hooks/lint";
 import { Environment, type EnvironmentArgs, type EnvironmentResource, type NetworkArgs, type SourceArgs } from "../environment/resource";
 import type { UpdateStrategy } from "../environment/inputs";

@@ -13,7 +13,7 @@
  * `pulumi.secret`, so they are encrypted in state and masked in previews whatever their origin.
  * Domains and header names are plain strings, checked with the wire schema as they are added.
  */
-import * as pulumi from "@pulumi/pulumi";
+import * as pulumi from "../contracts/pulumi-sdk";
 import { domainMatches } from "../../hooks/egress-match";
 import { AllowlistEntry } from "../../sdk/schemas";
 import { issueAt, validationIssues } from "../../sdk/issues";

@@ -18,7 +18,7 @@
  * `refreshToken`) are made Pulumi secrets whatever their origin, so the state holds them encrypted.
  */
 import { createHash } from "node:crypto";
-import * as pulumi from "@pulumi/pulumi";
+import * as pulumi from "../contracts/pulumi-sdk";
 import * as implementation from "./dynamic-provider";
 import { CredentialComputed, SECRET_PROPERTIES, type CredentialArgs, type CredentialInputs, type CredentialOutputs } from "./inputs";
 import type { OutputsOf } from "../contracts/resource-schema";

@@ -9,7 +9,7 @@
  * export const environmentId = env.id;
  * ```
  */
-import * as pulumi from "@pulumi/pulumi";
+import * as pulumi from "../contracts/pulumi-sdk";
 import * as implementation from "./dynamic-provider";
 import { EnvironmentComputed, type EnvironmentArgs, type EnvironmentInputs, type EnvironmentOutputs } from "./inputs";
 import { propertiesOf, type OutputsOf } from "../contracts/resource-schema";

@@ -11,7 +11,7 @@
  * (replace or update), and an explicit provider resource (`new plugin.Provider("p", { apiKey, baseUrl })`).
  * What it needs: the plugin found by the engine (README, "From any Pulumi language").
  */
-import * as pulumi from "@pulumi/pulumi";
+import * as pulumi from "../contracts/pulumi-sdk";
 import type { LintCode } from "../../hooks/lint";
 import { issueAt } from "../../sdk/issues";
 import { credentialRegistration, type CredentialArgs } from "../credential/resource";
