@@ -14,13 +14,14 @@
  * rules skip what they cannot see rather than guess.
  */
 import { DEFAULT_ENVIRONMENT_MODE, type Network } from "../sdk/schemas";
+import { typeTokensOf } from "../provider/contracts/configuration";
 import { HOOKS_JSON_TARGET } from "../provider/environment/hooks-check";
 
 // ---------------------------------------------------------------------------------------------
 // The view
 // ---------------------------------------------------------------------------------------------
 
-export const ENVIRONMENT_TYPES = ["gemini-environments:index:Environment", "pulumi-nodejs:dynamic/gemini-environments:Environment"] as const;
+export const ENVIRONMENT_TYPES = typeTokensOf("Environment");
 
 /** Where the hook runtime finds hooks.json and its scripts, relative to the environment root. */
 export { HOOKS_JSON_TARGET };
@@ -62,7 +63,7 @@ export interface EnvironmentView {
 
 /** The view of a resource's inputs, or undefined when it is not an Environment. */
 export function environmentView(type: string, props: Record<string, unknown>): EnvironmentView | undefined {
-  if (!(ENVIRONMENT_TYPES as readonly string[]).includes(type)) return undefined;
+  if (!ENVIRONMENT_TYPES.includes(type)) return undefined;
   const mode = property(props, "mode");
   return {
     sources: sourcesView(property(props, "sources")),

@@ -34,8 +34,8 @@ import type { Stack } from "@pulumi/pulumi/automation";
 import { EnvironmentsClient } from "../sdk/client";
 import { environmentsCreatedLike } from "../sdk/converge";
 import { isNotFound } from "../sdk/errors";
-import type { Environment } from "../sdk/schemas";
-import { CONFIG_NAMESPACE } from "./contracts/configuration";
+import type { CreateEnvironmentRequest, Environment } from "../sdk/schemas";
+import { stackProviderConfig, typeTokensOf } from "./contracts/configuration";
 import { createRequestOf } from "./environment/core";
 import type { EnvironmentInputs } from "./environment/inputs";
 
@@ -154,8 +154,8 @@ interface ExportedState {
 // Resource types
 // ---------------------------------------------------------------------------------------------
 
-const ENVIRONMENT_TYPES = new Set([`pulumi-nodejs:dynamic/${CONFIG_NAMESPACE}:Environment`, `${CONFIG_NAMESPACE}:index:Environment`]);
-const CREDENTIAL_TYPES = new Set([`pulumi-nodejs:dynamic/${CONFIG_NAMESPACE}:Credential`, `${CONFIG_NAMESPACE}:index:Credential`]);
+const ENVIRONMENT_TYPES = new Set(typeTokensOf("Environment"));
+const CREDENTIAL_TYPES = new Set(typeTokensOf("Credential"));
 const OUR_TYPES = new Set([...ENVIRONMENT_TYPES, ...CREDENTIAL_TYPES]);
 /** How `pulumi stack export --show-secrets` marks a secret value (`{SIG: SECRET_SIG, plaintext: "<json>"}`). */
 const SECRET_SIG = "4dabf18193072939515e22adb298388d";
@@ -244,21 +244,22 @@ async function decideEnvironments(
   from: number,
   report: RecoveryReport,
 ): Promise<void> {
-  const groups = new Map<string, { inputs: EnvironmentInputs; urns: string[] }>();
+  const groups = new Map<string, { inputs: EnvironmentInputs; request: CreateEnvironmentRequest; urns: string[] }>();
   for (const operation of operations) {
     const inputs = inputsOf.get(operation.resource.urn) as EnvironmentInputs;
     if (inputs.adopt !== undefined) {
       report.actions.push({ kind: "clear", urn: operation.resource.urn, reason: "an adopt creates nothing" });
       continue;
     }
-    const key = JSON.stringify(createRequestOf(inputs));
-    const group = groups.get(key) ?? { inputs, urns: [] };
+    const request = createRequestOf(inputs);
+    const key = JSON.stringify(request);
+    const group = groups.get(key) ?? { inputs, request, urns: [] };
     group.urns.push(operation.resource.urn);
     groups.set(key, group);
   }
-  for (const { inputs, urns } of groups.values()) {
+  for (const { inputs, request, urns } of groups.values()) {
     urns.sort();
-    const candidates = (await environmentsCreatedLike(client, createRequestOf(inputs), { from })).filter((environment) => !held.has(environment.id));
+    const candidates = (await environmentsCreatedLike(client, request, { from })).filter((environment) => !held.has(environment.id));
     if (candidates.length > urns.length) {
       report.refusals.push({
         urns,
@@ -331,8 +332,7 @@ async function windowStart(pulumi: PulumiRunner, stackArgs: string[], state: Exp
 /** A client as the provider builds one: the stack config's `gemini-environments:apiKey`/`baseUrl`, else the environment. */
 async function clientFromStack(pulumi: PulumiRunner, stackArgs: string[], env?: NodeJS.ProcessEnv): Promise<EnvironmentsClient> {
   const config = JSON.parse(await pulumi(["config", "--json", "--show-secrets", ...stackArgs])) as Record<string, { value?: string }>;
-  const value = (key: string) => config[`${CONFIG_NAMESPACE}:${key}`]?.value || undefined;
-  return new EnvironmentsClient({ apiKey: value("apiKey"), baseUrl: value("baseUrl"), env });
+  return new EnvironmentsClient({ ...stackProviderConfig({ get: (key) => config[key]?.value }), env });
 }
 
 /** Imports the state with the adopted operations' resources added and every pending operation gone. */

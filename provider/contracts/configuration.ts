@@ -23,12 +23,26 @@ export interface ProviderConfig {
 /** Values from the provider's configuration, set once per provider process. */
 let providerConfig: ProviderConfig = {};
 
-/** The dynamic provider's `configure`: the stack's config. */
-export function setStackConfig(config: { get(key: string): string | undefined }): void {
-  providerConfig = {
+/**
+ * The type tokens a resource of the package has in the engine's calls and in state: the plugin's
+ * (`gemini-environments:index:Environment`) and the dynamic provider's
+ * (`pulumi-nodejs:dynamic/gemini-environments:Environment`).
+ */
+export function typeTokensOf(resource: "Environment" | "Credential"): readonly string[] {
+  return [`${CONFIG_NAMESPACE}:index:${resource}`, `pulumi-nodejs:dynamic/${CONFIG_NAMESPACE}:${resource}`];
+}
+
+/** The provider's values in a stack's config: `gemini-environments:apiKey` and `gemini-environments:baseUrl`. */
+export function stackProviderConfig(config: { get(key: string): string | undefined }): ProviderConfig {
+  return {
     apiKey: config.get(`${CONFIG_NAMESPACE}:apiKey`) || undefined,
     baseUrl: config.get(`${CONFIG_NAMESPACE}:baseUrl`) || undefined,
   };
+}
+
+/** The dynamic provider's `configure`: the stack's config. */
+export function setStackConfig(config: { get(key: string): string | undefined }): void {
+  providerConfig = stackProviderConfig(config);
 }
 
 /** The plugin's configuration: `values` (configure's arguments) over `fallback` (PULUMI_CONFIG). */
