@@ -3,7 +3,8 @@
  * TypeScript program uses. `GuardedEnvironment` is the TypeScript component with its child
  * Environment served by the plugin (a dynamic resource cannot be serialized from here).
  *
- * Loaded on the first `construct` only: it needs all of `@pulumi/pulumi`.
+ * Loaded on the first `construct` only: it needs the resource parts of `@pulumi/pulumi`
+ * (contracts/pulumi-sdk.ts), which check and diff never load.
  */
 import * as pulumi from "../contracts/pulumi-sdk";
 import type { ConstructResult } from "@pulumi/pulumi/provider";
@@ -32,8 +33,9 @@ export async function construct(name: string, type: string, inputs: pulumi.Input
  * (shown only when debugging promise leaks), and `provider.main` installs source-map-support, which
  * maps every frame through the source maps: most of construct's own time (about 4.7 ms of 6.5 per
  * component in a profile), for positions inside the plugin's own files that tell a user nothing
- * (they now name the shipped dist/*.js files rather than the .ts sources the package does not ship). An error thrown here reaches the engine by its message alone (the gRPC
- * status), so no message changes. Synchronous: nothing else runs in between, and stacks formatted
+ * (they now name the shipped dist/*.js files rather than the .ts sources the package does not
+ * ship). An error thrown here reaches the engine by its message alone (the gRPC status), so no
+ * message changes. Synchronous: nothing else runs in between, and stacks formatted
  * after it (a crash's) are mapped as before.
  */
 function withPlainStackTraces<T>(body: () => T): T {
