@@ -254,13 +254,25 @@ async function configure(slot: Slot, limits: { maxPids: number; memoryBytes: num
   }
 }
 
+/**
+ * A cgroup file's text, or undefined when it cannot be read. Synchronous: the kernel answers at once,
+ * and these are read after every call, where a thread-pool round trip per read showed.
+ */
+function readKernelFile(file: string): string | undefined {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
 function write(dir: string, file: string, value: number): Promise<void> {
   return fs.writeFile(path.join(dir, file), String(value), { flag: "r+" });
 }
 
 /** The OOM kill counter: v1 `memory.oom_control` `oom_kill N`, v2 `memory.events` `oom_kill N`. */
 async function readOomKills(entry: SlotDir): Promise<number> {
-  const text = await fs.readFile(path.join(entry.dir, entry.hierarchy.v1 ? "memory.oom_control" : "memory.events"), "utf8").catch(() => "");
+  const text = readKernelFile(path.join(entry.dir, entry.hierarchy.v1 ? "memory.oom_control" : "memory.events")) ?? "";
   return Number(/^oom_kill (\d+)$/m.exec(text)?.[1] ?? 0);
 }
 
@@ -269,7 +281,7 @@ async function emptied(slot: Slot): Promise<boolean> {
   for (let attempt = 0; attempt < DISPOSE_ATTEMPTS; attempt++) {
     const pids = new Set<number>();
     for (const { dir } of slot.dirs) {
-      const procs = await fs.readFile(path.join(dir, "cgroup.procs"), "utf8").catch(() => undefined);
+      const procs = readKernelFile(path.join(dir, "cgroup.procs"));
       if (procs === undefined) {
         void removeSlot(slot); // removed under us, or unreadable: not reused
         return false;

@@ -20,7 +20,7 @@
  * share it.
  */
 import { createHmac, randomBytes } from "node:crypto";
-import { promises as fs } from "node:fs";
+import { mkdirSync, promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { removeTree, type Owner } from "../../confine";
@@ -50,8 +50,9 @@ export async function prepareHostView(root: string, owner: Owner): Promise<HostV
   // one per tree and kept: calls on a tree run one at a time, and a mount empties its work directory
   // itself. `removeHostView` (with the tree) and the data directory's sweep remove it.
   const scratch = hostViewDirectory(root);
-  await fs.mkdir(path.join(scratch, "lower"), { recursive: true, mode: 0o700 });
-  await fs.mkdir(path.join(scratch, "work"), { recursive: true, mode: 0o700 });
+  // Synchronous: once made, each is one failing mkdir per call, not worth two thread-pool round trips.
+  mkdirSync(path.join(scratch, "lower"), { recursive: true, mode: 0o700 });
+  mkdirSync(path.join(scratch, "work"), { recursive: true, mode: 0o700 });
   const relative = (to: string, from: string) => path.relative(from, to) || ".";
   return {
     unshare: [UNSHARE, "--mount", "--propagation", "private", "--"],

@@ -9,7 +9,7 @@
  * the user namespace maps it to the emulator's own uid, so files it creates belong to the emulator.
  */
 import { spawn } from "node:child_process";
-import { existsSync, promises as fs, realpathSync } from "node:fs";
+import { existsSync, lstatSync, realpathSync, statSync } from "node:fs";
 import * as path from "node:path";
 import { performance } from "node:perf_hooks";
 import type { Readable, Writable } from "node:stream";
@@ -151,13 +151,13 @@ export async function runInSandbox(options: RunInSandboxOptions): Promise<Sandbo
   const root = path.resolve(options.root);
   // One run at a time on a tree: a tool call's runs are already in its section and run in it at once.
   return exclusive(root, async () => {
-    const stat = await fs.stat(root).catch(() => undefined);
+    const stat = statSync(root, { throwIfNoEntry: false });
     if (!stat?.isDirectory()) throw new SandboxError(`environment tree ${root} is not a directory`, { code: "GENV_NO_TREE", status: "INTERNAL" });
-    await checkReserved(root);
+    checkReserved(root);
     try {
       return await runOnce(bwrap, root, options);
     } finally {
-      await removeMountPoints(root);
+      removeMountPoints(root);
     }
   });
 }
@@ -178,7 +178,7 @@ async function runPrepared(
   { argv, env, egress, view }: { argv: readonly string[]; env: Record<string, string>; egress?: SandboxEgressSetup; view?: HostView },
 ): Promise<SandboxResult> {
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
-  const cwd = options.cwd ?? ((await fs.lstat(path.join(root, "workspace")).catch(() => undefined))?.isDirectory() ? "/workspace" : "/");
+  const cwd = options.cwd ?? (lstatSync(path.join(root, "workspace"), { throwIfNoEntry: false })?.isDirectory() ? "/workspace" : "/");
   const etcFiles = egress ? [...ETC_DATA, { target: SANDBOX_CA_PATH, content: egress.caCertPem }] : ETC_DATA;
   const statusFd = 3 + etcFiles.length;
   const layout = {
