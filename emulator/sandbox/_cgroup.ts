@@ -160,6 +160,8 @@ export interface CallCgroup {
    * `tasks` file, so there the pid goes to `cgroup.procs`.
    */
   joinShell: string;
+  /** The files to which writing `0` moves the writing task into the call's cgroups, as `joinShell` does. */
+  joinFiles: string[];
   /** Whether the process count is limited for the call as a whole. */
   pidsLimited: boolean;
   /** Whether memory is limited for the call as a whole (else only per process, by RLIMIT_AS). */
@@ -193,6 +195,7 @@ export async function createCallCgroup(limits: { maxPids: number; memoryBytes: n
   const memory = taken.dirs.find((entry) => entry.hierarchy.controllers.includes("memory"));
   const oomCount = async (): Promise<number> => (memory ? await readOomKills(memory) : 0);
   return {
+    joinFiles: taken.dirs.map(({ dir, hierarchy }) => path.join(dir, hierarchy.v1 ? "tasks" : "cgroup.procs")),
     joinShell: taken.dirs.map(({ dir, hierarchy }) => (hierarchy.v1 ? `echo 0 > ${quote(`${dir}/tasks`)}` : `echo $$ > ${quote(`${dir}/cgroup.procs`)}`)).join(" && "),
     pidsLimited: taken.dirs.some((entry) => entry.hierarchy.controllers.includes("pids")),
     memoryLimited: memory !== undefined,

@@ -24,6 +24,8 @@ import { mkdirSync, promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { removeTree, type Owner } from "../../confine";
+import { sandboxEnterHelper } from "./_enter";
+import { sandboxOwner } from "./_identity";
 import { SandboxUnavailableError } from "./errors";
 
 const UNSHARE = "/usr/bin/unshare";
@@ -39,6 +41,13 @@ export interface HostView {
   switchUser: string[];
   /** Where bwrap finds the tree. */
   treeSource: string;
+  /**
+   * genv-sandbox-enter (`_enter.ts`) when it could be had: one program in place of `unshare`, the
+   * wrapper shell's mount and `setpriv`. It takes `enterArgs` after its options.
+   */
+  enterHelper?: string;
+  /** TREE LOWER WORK TARGET UID GID, as the helper takes them. */
+  enterArgs: string[];
 }
 
 let base: Promise<string> | undefined;
@@ -54,14 +63,25 @@ export async function prepareHostView(root: string, owner: Owner): Promise<HostV
   mkdirSync(path.join(scratch, "lower"), { recursive: true, mode: 0o700 });
   mkdirSync(path.join(scratch, "work"), { recursive: true, mode: 0o700 });
   const relative = (to: string, from: string) => path.relative(from, to) || ".";
+  const mountArgs = [root, relative(path.join(scratch, "lower"), root), relative(path.join(scratch, "work"), root), path.join(mountBase, "tree")];
   return {
     unshare: [UNSHARE, "--mount", "--propagation", "private", "--"],
     mountShell: 'cd "$1" && mount -t overlay genv-tree -o "lowerdir=$2,upperdir=.,workdir=$3" "$4" && shift 4',
-    mountArgs: [root, relative(path.join(scratch, "lower"), root), relative(path.join(scratch, "work"), root), path.join(mountBase, "tree")],
+    mountArgs,
     switchUser: [SETPRIV, `--reuid=${owner.uid}`, `--regid=${owner.gid}`, "--clear-groups", "--inh-caps=-all", "--"],
     treeSource: path.join(mountBase, "tree"),
-
+    enterHelper: await sandboxEnterHelper(mountBase),
+    enterArgs: [...mountArgs, String(owner.uid), String(owner.gid)],
   };
+}
+
+/**
+ * genv-sandbox-enter's path when calls enter the sandbox through it (as root, where it could be built);
+ * undefined for the shell way.
+ */
+export async function sandboxEnterPath(): Promise<string | undefined> {
+  if (!sandboxOwner()) return undefined;
+  return sandboxEnterHelper(await (base ??= mountBaseDirectory()));
 }
 
 /**

@@ -203,16 +203,19 @@ async function runPrepared(
   // The pids cgroup also holds bwrap's monitor and the sandbox's pid 1 (the wrapper shell became bwrap).
   const cgroup = await createCallCgroup({ maxPids: limits.maxProcesses + 2, memoryBytes: limits.callMemoryBytes });
   const bwrapArgv = [bwrap, "--args", String(argsFd), "--", ...argv];
-  // One wrapper shell joins the cgroups, sets the rlimits with builtins (no `prlimit` exec: ≈ 0.6 ms),
-  // as root mounts the host view (in the mount namespace `unshare` gave it) and switches user, and
-  // execs bwrap, so bwrap, everything in the sandbox and every fork inherit all of it. RLIMIT_NPROC counts every process of the host uid, and all sandboxes share
-  // one: it is the fallback where no pids cgroup binds, and left as inherited where one does.
+  // genv-sandbox-enter (as root, where it could be built) or a wrapper shell joins the cgroups, sets the
+  // rlimits, as root mounts the host view and switches user, and execs bwrap, so bwrap, everything in
+  // the sandbox and every fork inherit all of it. RLIMIT_NPROC counts every process of the host uid, and
+  // all sandboxes share one: it is the fallback where no pids cgroup binds, and left as inherited where one does.
   const nproc = cgroup?.pidsLimited ? undefined : limits.maxProcesses;
-  const ulimits = ulimitShell(limits, nproc);
-  const steps = [cgroup?.joinShell, ulimits, view?.mountShell].filter((part): part is string => part !== undefined);
-  const inner = [...(view?.switchUser ?? []), ...(ulimits ? bwrapArgv : ["/usr/bin/prlimit", ...prlimitArgs(limits, nproc), "--", ...bwrapArgv])];
-  const [command, ...args] =
-    steps.length > 0 ? [...(view?.unshare ?? []), SHELL, "-c", `${steps.join(" && ")} && exec "$@"`, "genv-sandbox", ...(view?.mountArgs ?? []), ...inner] : inner;
+  const [command, ...args] = view?.enterHelper
+    ? [
+        view.enterHelper,
+        ...(cgroup?.joinFiles ?? []).flatMap((file) => ["--join", file]),
+        ...rlimitsOf(limits, nproc).flatMap(({ resource, soft, hard }) => ["--rlimit", `${resource}=${soft}:${hard}`]),
+        ...view.enterArgs, "--", ...bwrapArgv,
+      ]
+    : shellWay(bwrapArgv, limits, nproc, cgroup?.joinShell, view);
 
   const started = performance.now();
   const child = spawn(command, args, {
@@ -312,16 +315,34 @@ async function runPrepared(
 
 const OOM_POLL_MS = 50;
 
+/**
+ * The wrapper where genv-sandbox-enter is not used: one shell joins the cgroups, sets the rlimits with
+ * builtins (no `prlimit` exec: ≈ 0.6 ms), as root mounts the host view (in the mount namespace `unshare`
+ * gave it) and switches user, and execs bwrap.
+ */
+function shellWay(bwrapArgv: string[], limits: SandboxLimits, nproc: number | undefined, joinShell: string | undefined, view: HostView | undefined): string[] {
+  const ulimits = ulimitShell(limits, nproc);
+  const steps = [joinShell, ulimits, view?.mountShell].filter((part): part is string => part !== undefined);
+  const inner = [...(view?.switchUser ?? []), ...(ulimits ? bwrapArgv : ["/usr/bin/prlimit", ...prlimitArgs(limits, nproc), "--", ...bwrapArgv])];
+  return steps.length > 0 ? [...(view?.unshare ?? []), SHELL, "-c", `${steps.join(" && ")} && exec "$@"`, "genv-sandbox", ...(view?.mountArgs ?? []), ...inner] : inner;
+}
+
+/** A call's rlimits, by util-linux `prlimit`'s names for them; `nproc` only where no pids cgroup binds. */
+function rlimitsOf(limits: SandboxLimits, nproc: number | undefined): { resource: string; soft: number; hard: number }[] {
+  const both = (resource: string, value: number) => ({ resource, soft: value, hard: value });
+  return [
+    { resource: "cpu", soft: limits.cpuSeconds, hard: limits.cpuSeconds + 1 }, both("as", limits.memoryBytes),
+    ...(nproc === undefined ? [] : [both("nproc", nproc)]), both("fsize", limits.maxFileBytes), both("nofile", limits.maxOpenFiles), both("core", 0),
+  ];
+}
+
 /** A POSIX shell whose `ulimit` we know (dash: `-p` is RLIMIT_NPROC, `-f` counts 512-byte blocks). */
 const SHELL = "/bin/sh";
 let dash: boolean | undefined;
 
-/** rlimits as util-linux `prlimit` options (soft:hard where they differ). */
+/** rlimits as util-linux `prlimit` options. */
 function prlimitArgs(limits: SandboxLimits, nproc: number | undefined): string[] {
-  return [
-    `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`, `--as=${limits.memoryBytes}`,
-    ...(nproc === undefined ? [] : [`--nproc=${nproc}`]), `--fsize=${limits.maxFileBytes}`, `--nofile=${limits.maxOpenFiles}`, "--core=0",
-  ];
+  return rlimitsOf(limits, nproc).map(({ resource, soft, hard }) => `--${resource}=${soft}:${hard}`);
 }
 
 /**
