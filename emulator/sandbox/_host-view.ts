@@ -25,6 +25,7 @@ import os from "node:os";
 import path from "node:path";
 import { removeTree, type Owner } from "../../confine";
 import { sandboxEnterHelper } from "./_enter";
+import { preparedEtc } from "./_etc";
 import { sandboxOwner } from "./_identity";
 import { SandboxUnavailableError } from "./errors";
 
@@ -48,6 +49,8 @@ export interface HostView {
   enterHelper?: string;
   /** TREE LOWER WORK TARGET UID GID, as the helper takes them. */
   enterArgs: string[];
+  /** The sandbox's `/etc` prepared as one directory (`_etc.ts`) with empty files at `placeholders`, if it can be. */
+  etcDirectory(placeholders: readonly string[]): string | undefined;
 }
 
 let base: Promise<string> | undefined;
@@ -72,6 +75,7 @@ export async function prepareHostView(root: string, owner: Owner): Promise<HostV
     treeSource: path.join(mountBase, "tree"),
     enterHelper: await sandboxEnterHelper(mountBase),
     enterArgs: [...mountArgs, String(owner.uid), String(owner.gid)],
+    etcDirectory: (placeholders) => preparedEtc(mountBase, placeholders),
   };
 }
 

@@ -47,7 +47,12 @@ export interface Layout {
   tmpBytes: number;
   /** Tree-relative paths bound read-only over the read-write tree (checked: real, not symlinks). */
   readOnly: readonly string[];
-  /** Files of `/etc` from content, read by bwrap from descriptors `3`, `4`, … in this order. */
+  /** `/etc` as one prepared directory (`_etc.ts`), bound read-only; without it, generated in a tmpfs. */
+  etcDirectory?: string;
+  /**
+   * Files of `/etc` from content, read by bwrap from descriptors `3`, `4`, … in this order: `ETC_DATA`
+   * and the call's own when `/etc` is generated, only the call's own over a prepared one.
+   */
   etcFiles: readonly EtcFile[];
   /** The egress proxy's socket, bound at `/etc/genv-egress/proxy.sock`. */
   socket?: { source: string; target: string };
@@ -61,6 +66,12 @@ export function mountArgs(layout: Layout): string[] {
   args.push("--proc", "/proc", "--dev", "/dev", "--size", String(layout.tmpBytes), "--perms", "1777", "--tmpfs", "/tmp");
   // A minimal /etc: generated passwd/group/hosts, the loader cache and the alternatives symlinks
   // (e.g. /usr/bin/awk → /etc/alternatives/awk). Nothing else of the host's /etc.
+  if (layout.etcDirectory) {
+    args.push("--ro-bind", layout.etcDirectory, "/etc");
+    layout.etcFiles.forEach((file, i) => args.push("--ro-bind-data", String(3 + i), file.target));
+    if (layout.socket) args.push("--ro-bind", layout.socket.source, layout.socket.target);
+    return args;
+  }
   args.push("--perms", "0755", "--tmpfs", "/etc");
   layout.etcFiles.forEach((file, i) => args.push("--ro-bind-data", String(3 + i), file.target));
   for (const hostFile of ["/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime"]) {
@@ -76,6 +87,7 @@ export function mountArgs(layout: Layout): string[] {
  * symlink on the way: bwrap would follow one while binding, possibly out of the tree.
  */
 export async function existingReadOnly(root: string, readOnly: readonly string[]): Promise<string[]> {
+  if (readOnly.length === 0) return []; // most trees have none: no need to open this one
   const existing: string[] = [];
   await withTree(root, async (tree) => {
     for (const relative of readOnly) {

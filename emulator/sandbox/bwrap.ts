@@ -179,12 +179,15 @@ async function runPrepared(
 ): Promise<SandboxResult> {
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const cwd = options.cwd ?? (lstatSync(path.join(root, "workspace"), { throwIfNoEntry: false })?.isDirectory() ? "/workspace" : "/");
-  const etcFiles = egress ? [...ETC_DATA, { target: SANDBOX_CA_PATH, content: egress.caCertPem }] : ETC_DATA;
+  const callsOwn = egress ? [{ target: SANDBOX_CA_PATH, content: egress.caCertPem }] : [];
+  const etcDirectory = view?.etcDirectory(egress ? [SANDBOX_CA_PATH, SANDBOX_SOCKET_PATH] : []);
+  const etcFiles = etcDirectory ? callsOwn : [...ETC_DATA, ...callsOwn];
   const statusFd = 3 + etcFiles.length;
   const layout = {
     treeSource: view?.treeSource ?? root,
     tmpBytes: limits.tmpBytes,
     readOnly: await existingReadOnly(root, options.readOnly ?? []),
+    etcDirectory,
     etcFiles,
     socket: egress ? { source: egress.socketPath, target: SANDBOX_SOCKET_PATH } : undefined,
   };

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync, existsSync } from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
@@ -16,6 +17,24 @@ describe("what the sandbox can see", () => {
     expect(result.stdout.split("\n").filter((line) => line.startsWith("VISIBLE"))).toEqual([]);
     // The sandbox's /etc is generated: none of the host's configuration.
     expect(result.stdout.split("\n").filter(Boolean).sort()).toEqual(["alternatives", "group", "hosts", "ld.so.cache", "localtime", "passwd"].filter((f) => f !== "localtime" || existsSync("/etc/localtime")));
+  });
+
+  test("/etc holds the host's loader cache, alternatives and time zone as they are, and cannot be written", async () => {
+    const root = makeTree();
+    const result = await bash(
+      root,
+      "sha256sum /etc/ld.so.cache | cut -d' ' -f1; for f in /etc/alternatives/*; do echo \"${f##*/} $(readlink \"$f\")\"; done | sha256sum | cut -d' ' -f1; " +
+        "readlink /etc/localtime || echo none; cat /etc/passwd; touch /etc/probe /etc/alternatives/probe 2>&1 | grep -c 'Read-only file system'",
+    );
+    const host = (script: string) => execFileSync("/bin/bash", ["-c", script], { encoding: "utf8" });
+    const expected = [
+      host("sha256sum /etc/ld.so.cache | cut -d' ' -f1"),
+      host("for f in /etc/alternatives/*; do echo \"${f##*/} $(readlink \"$f\")\"; done | sha256sum | cut -d' ' -f1"),
+      host("readlink /etc/localtime || echo none"),
+    ].join("");
+    expect(result.stdout.startsWith(expected)).toBe(true);
+    expect(result.stdout).toContain("agent:x:1000:1000:agent:/tmp:/bin/bash\n");
+    expect(result.stdout.trim().split("\n").at(-1)).toBe("2");
   });
 
   test("/usr is read-only", async () => {
