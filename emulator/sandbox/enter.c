@@ -111,8 +111,12 @@ int main(int argc, char **argv) {
   int last_option = i;
   if (argc - i < 8 || strcmp(argv[i + 6], "--") != 0) usage("expected TREE LOWER WORK TARGET UID GID -- PROGRAM [ARG]...");
   const char *tree = argv[i], *lower = argv[i + 1], *work = argv[i + 2], *target = argv[i + 3];
-  uid_t uid = (uid_t)parse_number(argv[i + 4], "UID: not a number");
-  gid_t gid = (gid_t)parse_number(argv[i + 5], "GID: not a number");
+  unsigned long uid_number = parse_number(argv[i + 4], "UID: not a number");
+  unsigned long gid_number = parse_number(argv[i + 5], "GID: not a number");
+  // (uid_t)-1 means "unchanged" to setresuid, and larger values would wrap.
+  if (uid_number >= (uid_t)-1 || gid_number >= (gid_t)-1) usage("UID and GID must be below 4294967295");
+  uid_t uid = (uid_t)uid_number;
+  gid_t gid = (gid_t)gid_number;
   if (uid == 0 || gid == 0) usage("UID and GID must not be 0: the sandbox never runs as root");
   char **program = &argv[i + 7];
 

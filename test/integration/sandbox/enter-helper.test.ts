@@ -69,6 +69,10 @@ describeNeeding({
     const helper = spawnSync((await sandboxEnterPath())!, ["/nonexistent", "lower", "work", "/nonexistent", "0", String(sandboxOwner()!.gid), "--", "/bin/true"], { encoding: "utf8" });
     expect(helper.status).toBe(125);
     expect(helper.stderr).toContain("UID and GID must not be 0");
+    // 2^32 + 1 would wrap to uid 1 (daemon) as a uid_t.
+    const wrapping = spawnSync((await sandboxEnterPath())!, ["/nonexistent", "lower", "work", "/nonexistent", String(2 ** 32 + 1), "1000000000", "--", "/bin/true"], { encoding: "utf8" });
+    expect(wrapping.status).toBe(125);
+    expect(wrapping.stderr).toContain("UID and GID must be below 4294967295");
   });
 
   test("its mounts stay in the call's own namespace", async () => {
