@@ -18,17 +18,15 @@ const COMPILER = "/usr/bin/cc";
 // Beside this module: the source tree's file under ts-node and jest, `npm run build`'s copy in dist/.
 const SOURCE = path.join(__dirname, "enter.c");
 
-const built = new Map<string, Promise<string | undefined>>();
+let built: Promise<string | undefined> | undefined;
 
-/** The helper's path in `directory` (built there if need be), or undefined for the shell way. */
+/**
+ * The helper's path in `directory` (built there if need be), or undefined for the shell way. A process
+ * has one such directory, the mount base, so the first answer stands.
+ */
 export function sandboxEnterHelper(directory: string): Promise<string | undefined> {
   if (process.env.GENV_SANDBOX_ENTER === "shell") return Promise.resolve(undefined);
-  let helper = built.get(directory);
-  if (!helper) {
-    helper = build(directory);
-    built.set(directory, helper);
-  }
-  return helper;
+  return (built ??= build(directory));
 }
 
 async function build(directory: string): Promise<string | undefined> {

@@ -13,10 +13,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { copyFileSync, lstatSync, mkdirSync, readdirSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync, type Stats } from "node:fs";
 import path from "node:path";
-import { ETC_DATA } from "./_mounts";
-
-/** The host's files the sandbox's `/etc` carries. */
-const HOST_FILES = ["/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime"] as const;
+import { ETC_DATA, HOST_ETC_FILES } from "./_mounts";
 
 const made = new Map<string, string>();
 
@@ -25,7 +22,7 @@ const made = new Map<string, string>();
  * the call's own binds); undefined when it cannot be made there (the caller generates `/etc` instead).
  */
 export function preparedEtc(base: string, placeholders: readonly string[]): string | undefined {
-  const host = HOST_FILES.map((file) => ({ file, stat: lstatSync(file, { throwIfNoEntry: false }) }));
+  const host = HOST_ETC_FILES.map((file) => ({ file, stat: lstatSync(file, { throwIfNoEntry: false }) }));
   const key = JSON.stringify([base, placeholders, host.map(({ file, stat }) => (stat ? [file, stat.ino, stat.size, stat.mtimeMs] : [file]))]);
   const known = made.get(key);
   if (known) return known;

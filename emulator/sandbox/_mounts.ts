@@ -36,6 +36,9 @@ export const ETC_DATA: ReadonlyArray<EtcFile> = [
   { target: "/etc/hosts", content: HOSTS },
 ];
 
+/** The host's files the sandbox's `/etc` carries, as they are. */
+export const HOST_ETC_FILES = ["/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime"] as const;
+
 export interface EtcFile {
   target: string;
   content: string;
@@ -65,20 +68,15 @@ export function mountArgs(layout: Layout): string[] {
   for (const dir of SYSTEM_DIRS) if (existsSync(`/${dir}`)) args.push("--ro-bind", `/${dir}`, `/${dir}`);
   args.push("--proc", "/proc", "--dev", "/dev", "--size", String(layout.tmpBytes), "--perms", "1777", "--tmpfs", "/tmp");
   // A minimal /etc: generated passwd/group/hosts, the loader cache and the alternatives symlinks
-  // (e.g. /usr/bin/awk → /etc/alternatives/awk). Nothing else of the host's /etc.
-  if (layout.etcDirectory) {
-    args.push("--ro-bind", layout.etcDirectory, "/etc");
-    layout.etcFiles.forEach((file, i) => args.push("--ro-bind-data", String(3 + i), file.target));
-    if (layout.socket) args.push("--ro-bind", layout.socket.source, layout.socket.target);
-    return args;
-  }
-  args.push("--perms", "0755", "--tmpfs", "/etc");
+  // (e.g. /usr/bin/awk → /etc/alternatives/awk). Nothing else of the host's /etc. A prepared one is
+  // read-only as bound; a generated one is a tmpfs, filled, then remounted read-only.
+  const prepared = layout.etcDirectory;
+  if (prepared) args.push("--ro-bind", prepared, "/etc");
+  else args.push("--perms", "0755", "--tmpfs", "/etc");
   layout.etcFiles.forEach((file, i) => args.push("--ro-bind-data", String(3 + i), file.target));
-  for (const hostFile of ["/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime"]) {
-    if (existsSync(hostFile)) args.push("--ro-bind", hostFile, hostFile);
-  }
+  if (!prepared) for (const hostFile of HOST_ETC_FILES) if (existsSync(hostFile)) args.push("--ro-bind", hostFile, hostFile);
   if (layout.socket) args.push("--ro-bind", layout.socket.source, layout.socket.target);
-  args.push("--remount-ro", "/etc");
+  if (!prepared) args.push("--remount-ro", "/etc");
   return args;
 }
 
