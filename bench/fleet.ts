@@ -12,7 +12,13 @@
  * - **plugin, API stubbed**: the plugin against an HTTP stub that answers at once, so that its
  *   difference from the floor is the provider's own cost, not the API's work (materializing trees);
  * - **yaml** and **python**: the plugin fleet declared by a Pulumi YAML program and by a Python
- *   program (the generated SDK), against the JavaScript one (which is not compiled by ts-node: a TypeScript program costs more).
+ *   program (the generated SDK), against the JavaScript one (which is not compiled by ts-node: a TypeScript program costs more);
+ * - **component** and **remote**: the fleet as `GuardedEnvironment`s, the component built in the
+ *   program around a dynamic Environment (local), and `plugin.GuardedEnvironment`, the component the
+ *   plugin constructs (remote), with the same hooks as a bundle.
+ *
+ * Each variant's `up`, then a no-op `preview` of what it made, then `destroy`. Programs and plugins run
+ * on Node.js 22 (scripts/node22), the release line users run; the emulator on the Node.js of `npm run bench`.
  *
  * Then one profiled pass, outside the timed rounds (GENV_PROVIDER_PROFILE, provider/plugin/_profile.ts):
  * the plugin's up, no-op preview, refresh and destroy and the remote component's (`plugin.GuardedEnvironment`)
@@ -39,39 +45,49 @@ const STARTUP_RUNS = 11;
 /** Pulumi 3.248's default `--parallel`: `4 * GOMAXPROCS` (cmd/pulumi/operations/up.go, defaultParallel). */
 const ENGINE_PARALLEL = Number(process.env.PULUMI_PARALLEL) > 0 ? Number(process.env.PULUMI_PARALLEL) : 4 * (Number(process.env.GOMAXPROCS) || os.availableParallelism());
 
-type Variant = "plugin" | "dynamic" | "floor" | "stubbed" | "yaml" | "python";
-const VARIANTS: Variant[] = ["floor", "plugin", "dynamic", "stubbed", "yaml", "python"];
+type Variant = "plugin" | "dynamic" | "floor" | "stubbed" | "yaml" | "python" | "component" | "remote";
+const VARIANTS: Variant[] = ["floor", "plugin", "dynamic", "stubbed", "yaml", "python", "component", "remote"];
+type Step = "up" | "preview" | "destroy";
 
 /**
- * The fleet program of a variant: `count` resources (stack config) with the same inputs. `guarded` is
- * the remote component (`plugin.GuardedEnvironment`, the same hooks as a bundle), run only profiled.
+ * The fleet program of a variant: `count` resources (stack config) with the same inputs. `component`
+ * and `remote` (also `guarded`, profiled) are `GuardedEnvironment`s with the same hooks as a bundle.
  */
-function fleetProgram(variant: "plugin" | "dynamic" | "floor" | "stubbed" | "guarded"): string {
+function fleetProgram(variant: "plugin" | "dynamic" | "floor" | "stubbed" | "component" | "remote" | "guarded"): string {
   const make = {
     plugin: `(name, args) => new genv.plugin.Environment(name, args)`,
     stubbed: `(name, args) => new genv.plugin.Environment(name, args)`,
     dynamic: `(name, args) => new genv.Environment(name, args)`,
     floor: `(name, args) => new pulumi.CustomResource("fleetfloor:index:Thing", name, args)`,
-    guarded: `(name, args) => new genv.plugin.GuardedEnvironment(name, {
-  hooks: { config: JSON.parse(base.sources[0].content), scripts: { "gate.py": base.sources[1].content } },
+    remote: REMOTE_COMPONENT,
+    guarded: REMOTE_COMPONENT,
+    component: `(name, args) => new genv.GuardedEnvironment(name, {
+  hooks: bundle,
   sources: args.sources.slice(2),
-  network: args.network,
+  network: genv.NetworkPolicy.disabled(),
   acknowledgedWarnings: ["inline-hooks-writable"],
 })`,
   }[variant];
-  const id = variant === "guarded" ? "environmentId" : "id";
+  const id = ["component", "remote", "guarded"].includes(variant) ? "environmentId" : "id";
   return `"use strict";
 const pulumi = require("@pulumi/pulumi");
 const genv = require("pulumi-gemini-environments");
 const base = JSON.parse(require("node:fs").readFileSync(require("node:path").join(__dirname, "inputs.json"), "utf8"));
 const count = new pulumi.Config().getNumber("count") ?? 0;
-const make = ${make};
+${variant === "component" ? 'const bundle = new genv.HookBundle({ hooks: JSON.parse(base.sources[0].content), scripts: { "gate.py": { content: base.sources[1].content } } });\n' : ""}const make = ${make};
 const fleet = Array.from({ length: count }, (_, i) =>
   make(\`agent-\${i}\`, { sources: [...base.sources, { type: "inline", target: "workspace/task.txt", content: \`task \${i}\\n\` }], network: "disabled" }),
 );
 exports.ids = fleet.map((resource) => resource.${id});
 `;
 }
+
+const REMOTE_COMPONENT = `(name, args) => new genv.plugin.GuardedEnvironment(name, {
+  hooks: { config: JSON.parse(base.sources[0].content), scripts: { "gate.py": base.sources[1].content } },
+  sources: args.sources.slice(2),
+  network: args.network,
+  acknowledgedWarnings: ["inline-hooks-writable"],
+})`;
 
 /**
  * The plugin fleet as a Pulumi YAML program: the same resources, written out one by one (YAML has no
@@ -147,7 +163,11 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
   const bench = await startEngineBench("fleet", ["--log-format", "json"], (line) => {
     if (line.startsWith("{")) requests.push(JSON.parse(line) as LogEntry);
   });
-  const { repoRoot, scratch, workspace, env } = bench;
+  const { repoRoot, scratch, workspace } = bench;
+  // Programs and plugins on Node.js 22: the language hosts and the plugins' launchers run `node` from PATH.
+  const node22 = (await execFileAsync(path.join(repoRoot, "scripts", "node22"), [], { cwd: repoRoot })).stdout.trim().split("\n").pop()!;
+  const env = { ...bench.env, PATH: [node22, bench.env.PATH].join(path.delimiter) };
+  const nodeVersion = (await execFileAsync(path.join(node22, "node"), ["--version"])).stdout.trim();
   const cleanups: Array<() => Promise<void>> = [];
   try {
     await fs.mkdir(path.join(scratch, "floor"));
@@ -177,7 +197,7 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
           ? await writeProgram(path.join(scratch, "fleet-yaml"), { "Pulumi.yaml": yamlFleetProgram(COUNT, inputs, pluginYaml) })
           : variant === "python"
             ? await writeProgram(path.join(scratch, "fleet-python"), { "Pulumi.yaml": `name: fleet-python\nruntime: python\n${pluginYaml}`, "__main__.py": PYTHON_FLEET_PROGRAM, ...inputsFile })
-            : await workspace.addProgram(`fleet-${variant}`, { "index.js": fleetProgram(variant), ...inputsFile }, projectYaml(`fleet-${variant}`, { floor: plugins, dynamic: "", plugin: pluginYaml, stubbed: pluginYaml }[variant]));
+            : await workspace.addProgram(`fleet-${variant}`, { "index.js": fleetProgram(variant), ...inputsFile }, projectYaml(`fleet-${variant}`, { floor: plugins, dynamic: "", component: "", plugin: pluginYaml, stubbed: pluginYaml, remote: pluginYaml }[variant]));
       const envVars = variant === "stubbed" ? { ...env, GOOGLE_GEMINI_BASE_URL: stub.url } : variant === "python" ? { ...env, PATH: [pythonBin, env.PATH].join(path.delimiter) } : env;
       stacks[variant] = await bench.stack(dirs[variant], "bench", envVars);
       await setCount(variant, COUNT);
@@ -207,7 +227,9 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
     }
 
     // Rounds, the variants alternating.
-    const times = Object.fromEntries([...VARIANTS, "sdk"].map((variant) => [variant, { up: [] as number[], destroy: [] as number[] }])) as Record<Variant | "sdk", { up: number[]; destroy: number[] }>;
+    const times = Object.fromEntries([...VARIANTS, "sdk"].map((variant) => [variant, { up: [] as number[], preview: [] as number[], destroy: [] as number[] }])) as Record<Variant | "sdk", Record<Step, number[]>>;
+    /** API calls of each no-op preview (each must make none). */
+    const previewCalls = Object.fromEntries(VARIANTS.map((variant) => [variant, 0])) as Record<Variant, number>;
     let apiCalls = "";
     const state = {} as Record<Variant, { perEnvironment: number; inputs: number; copies: number }>;
     const sdkScript = path.join(scratch, "fleet-sdk.js");
@@ -224,8 +246,12 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
         if (up.result.outputs.ids.value.length !== COUNT) throw new Error(`${variant}: pulumi up made ${up.result.outputs.ids.value.length} resources`);
         times[variant].up.push(up.ms);
         if (round === 0) state[variant] = stateOf((await stack.exportStack()).deployment.resources as StateResource[], inputs);
+        const preview = await timed(() => stack.preview());
+        const planned = Object.entries(preview.result.changeSummary).filter(([op, n]) => op !== "same" && n > 0);
+        if (planned.length > 0) throw new Error(`${variant}: the preview after up is not a no-op: ${JSON.stringify(preview.result.changeSummary)}`);
+        times[variant].preview.push(preview.ms);
+        previewCalls[variant] += preview.calls.length;
         if (round === 0 && variant === "plugin") {
-          const preview = await timed(() => stack.preview());
           const refresh = await timed(() => stack.refresh());
           apiCalls = `up ${perResource(up.calls)}; no-op preview ${perResource(preview.calls)}; refresh ${perResource(refresh.calls)}`;
         }
@@ -269,9 +295,10 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
 
     const m = (values: number[]) => median(values);
     const row = (name: string, ours: number, baselineName: string, baseline: number, target: number, note?: string): Comparison => ({ name, ours, baselineName, baseline, target, ...(note && { note }) });
-    log(`\nfleet of ${COUNT} (examples/fleet's inputs), Pulumi ${ENGINE_PARALLEL} operations in parallel (its default here); median of ${ROUNDS} rounds, variants alternating`);
-    log(`  ${["", "up ms", "destroy ms"].map((s, i) => (i === 0 ? s.padEnd(10) : s.padStart(11))).join("")}`);
-    for (const variant of [...VARIANTS, "sdk"] as const) log(`  ${variant.padEnd(10)}${m(times[variant].up).toFixed(0).padStart(11)}${m(times[variant].destroy).toFixed(0).padStart(11)}`);
+    log(`\nfleet of ${COUNT} (examples/fleet's inputs), Pulumi ${ENGINE_PARALLEL} operations in parallel (its default here), programs and plugins on Node.js ${nodeVersion}; median of ${ROUNDS} rounds, variants alternating`);
+    log(`  ${["", "up ms", "preview ms", "destroy ms"].map((s, i) => (i === 0 ? s.padEnd(10) : s.padStart(11))).join("")}`);
+    for (const variant of [...VARIANTS, "sdk"] as const) log(`  ${variant.padEnd(10)}${(["up", "preview", "destroy"] as const).map((step) => (times[variant][step].length ? m(times[variant][step]).toFixed(0) : "—").padStart(11)).join("")}`);
+    log(`  API calls of the no-op previews, all rounds: ${VARIANTS.map((variant) => `${variant} ${previewCalls[variant]}`).join(", ")}`);
     log(`  plugin start-up (spawn to port, median of ${STARTUP_RUNS}): ${m(startup.plugin).toFixed(0)} ms; a bare provider.main plugin ${m(startup.bare).toFixed(0)} ms (+${(m(startup.plugin) - m(startup.bare)).toFixed(0)} ms; goal ≤ +150 ms)`);
     for (const variant of ["floor", "plugin", "dynamic"] as const) {
       const { perEnvironment, inputs: inputBytes, copies } = state[variant];
@@ -292,11 +319,17 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
 
     return [
       row(`pulumi up of ${COUNT}, plugin`, m(times.plugin.up), "floor (no-op provider)", m(times.floor.up), 1.05),
+      row(`pulumi preview (no-op) of ${COUNT}, plugin`, m(times.plugin.preview), "floor (no-op provider)", m(times.floor.preview), 1.05, `${previewCalls.plugin} API calls`),
       row(`pulumi destroy of ${COUNT}, plugin`, m(times.plugin.destroy), "floor (no-op provider)", m(times.floor.destroy), 1.05),
       row(`pulumi up of ${COUNT}, plugin, API stubbed`, m(times.stubbed.up), "floor (no-op provider)", m(times.floor.up), 1.05),
+      row(`pulumi preview (no-op) of ${COUNT}, plugin, API stubbed`, m(times.stubbed.preview), "floor (no-op provider)", m(times.floor.preview), 1.05),
       row(`pulumi destroy of ${COUNT}, plugin, API stubbed`, m(times.stubbed.destroy), "floor (no-op provider)", m(times.floor.destroy), 1.05),
       row(`pulumi up of ${COUNT}, dynamic provider`, m(times.dynamic.up), "floor (no-op provider)", m(times.floor.up), 1.05),
       row(`pulumi destroy of ${COUNT}, dynamic provider`, m(times.dynamic.destroy), "floor (no-op provider)", m(times.floor.destroy), 1.05),
+      // The remote component (the plugin's construct) against the same component built in the program.
+      row(`pulumi up of ${COUNT}, remote component`, m(times.remote.up), "local component (dynamic)", m(times.component.up), 1.05),
+      row(`pulumi preview (no-op) of ${COUNT}, remote component`, m(times.remote.preview), "local component (dynamic)", m(times.component.preview), 1.05, `${previewCalls.remote} API calls`),
+      row(`pulumi destroy of ${COUNT}, remote component`, m(times.remote.destroy), "local component (dynamic)", m(times.component.destroy), 1.05),
       // The same plugin fleet from the other languages, against the JavaScript program (no ts-node: the least a Node.js program costs).
       row(`pulumi up of ${COUNT}, YAML program (plugin)`, m(times.yaml.up), "JavaScript program (plugin)", m(times.plugin.up), 1.05),
       row(`pulumi destroy of ${COUNT}, YAML program (plugin)`, m(times.yaml.destroy), "JavaScript program (plugin)", m(times.plugin.destroy), 1.05),
