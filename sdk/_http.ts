@@ -5,6 +5,7 @@
  */
 import type { Readable } from "node:stream";
 import type { Dispatcher } from "undici";
+import { request } from "./_undici";
 import { apiErrorFromResponse, ConnectionError, EnvironmentsError, TimeoutError } from "./errors";
 import { abortedError } from "./retry";
 
@@ -37,7 +38,7 @@ export interface StreamResponse {
 export async function sendForText(dispatcher: Dispatcher, attempt: Attempt): Promise<TextResponse> {
   const guard = new AttemptGuard(attempt);
   try {
-    const response = await dispatcher.request({ ...requestOptions(attempt), signal: guard.signal });
+    const response = await request(dispatcher, { ...requestOptions(attempt), signal: guard.signal });
     const text = await response.body.text();
     if (response.statusCode < 200 || response.statusCode > 299) {
       throw apiErrorFromResponse(response.statusCode, response.headers, text);
@@ -57,7 +58,7 @@ export async function sendForText(dispatcher: Dispatcher, attempt: Attempt): Pro
 export async function sendForStream(dispatcher: Dispatcher, attempt: Attempt): Promise<StreamResponse> {
   const guard = new AttemptGuard(attempt);
   try {
-    const response = await dispatcher.request({ ...requestOptions(attempt), signal: guard.signal });
+    const response = await request(dispatcher, { ...requestOptions(attempt), signal: guard.signal });
     if (response.statusCode < 200 || response.statusCode > 299) {
       const text = await response.body.text();
       throw apiErrorFromResponse(response.statusCode, response.headers, text);

@@ -15,7 +15,8 @@
  * await client.close();
  */
 import type { Readable } from "node:stream";
-import { Agent, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
+import { Agent } from "./_undici";
 import { filePathSegments, environmentSegment, pageSize, queryString } from "./_paths";
 import { type Attempt, sendForStream, sendForText, type TextResponse } from "./_http";
 import { pages, parse } from "./_responses";
