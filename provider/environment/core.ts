@@ -21,7 +21,7 @@ import { isNotFound } from "../../sdk/errors";
 import { createEnvironmentRequest, Source, type CreateEnvironmentRequest, type Environment } from "../../sdk/schemas";
 import { atPath, issueAt, validationIssues, type Issue } from "../../sdk/issues";
 import { InvalidInputError } from "../contracts/errors";
-import { hooksCheckIssues } from "./hooks-check";
+import type * as HooksCheck from "./hooks-check";
 import { containsUnknown, EnvironmentComputed, EnvironmentInputs, type EnvironmentOutputs } from "./inputs";
 import { propertyChanges, type ChangeKind } from "../contracts/property-diff";
 import { changedFiles, declaredHookFiles, driftedHookFiles, updatableInPlace } from "./inline-files";
@@ -92,6 +92,8 @@ export const environmentCore: ResourceCore<EnvironmentInputs, EnvironmentOutputs
     }
     // The hooks linter over an inline .agents/hooks.json (provider/environment/hooks-check.ts).
     const network = propertyMeta(EnvironmentInputs.shape.network);
+    // The hooks linter (and RE2) loads on the first check: a destroy or a refresh never needs it.
+    const { hooksCheckIssues } = require("./hooks-check") as typeof HooksCheck;
     issues.push(...atPath(["sources"], hooksCheckIssues(news.sources, containsUnknown(news.network) ? news.network : wireValue(network, news.network))));
     if (news.adopt !== undefined && news.fromEnvironment !== undefined) {
       issues.push(issueAt(["adopt"], "adopt-with-fork", "cannot be combined with fromEnvironment: adopt takes an existing environment as it is"));
