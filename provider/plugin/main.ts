@@ -4,8 +4,10 @@
  * (provider.ts) over gRPC and prints the port, with the methods of `_server-gaps.ts` answered by us.
  *
  * Loads only `@pulumi/pulumi/provider` and the adapter here; the resource cores, zod and the HTTP
- * client load on the first call that needs them.
+ * client load on the first call that needs them, compiled once into the user's cache on Node.js 22+
+ * (_compile-cache.ts).
  */
+import { savingCompiledCode } from "./_compile-cache"; // first: the compile cache is on before anything else loads
 import { main } from "@pulumi/pulumi/provider";
 import { pluginProvider } from "./provider";
 import { serveWithGaps } from "./_server-gaps";
@@ -15,7 +17,7 @@ import { engineAddressOf, exitWhenEngineGone } from "../contracts/engine-watchdo
 // A killed engine leaves the plugin running in its own process group: it leaves on its own.
 exitWhenEngineGone(engineAddressOf(process.argv.slice(2)));
 // GENV_PROVIDER_PROFILE (_profile.ts): the component's own part of construct, timed apart from the server's wait for its outputs.
-const provider = profiling ? timedMethods(pluginProvider(), "component", ["construct"]) : pluginProvider();
+const provider = savingCompiledCode(profiling ? timedMethods(pluginProvider(), "component", ["construct"]) : pluginProvider());
 serveWithGaps(provider, () => main(provider, process.argv.slice(2))).catch((error: unknown) => {
   console.error(error);
   process.exitCode = 1;

@@ -2,9 +2,13 @@
 // provider (its apiKey a plain string, nothing in the environment or the stack config) and an
 // Environment and a Credential it serves: up; a preview whose engine events carry the detailed diff
 // (the moved source replaces, the rotated token updates in place) and whose text names the path;
-// a state that holds neither the key nor the token in plain text; destroy.
+// a state that holds neither the key nor the token in plain text; destroy. On Node.js 22+, the code
+// the plugin compiled is in the user's cache dir afterwards.
+import { execFile } from "node:child_process";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
+import { promisify } from "node:util";
 
 import type { EngineEvent, Stack } from "@pulumi/pulumi/automation";
 
@@ -38,15 +42,19 @@ describe("the plugin through the real engine (explicit provider)", () => {
   const e2e = useE2E();
   let stack: Stack;
   let dir: string;
+  /** The user's cache dir as the plugin sees it (XDG_CACHE_HOME). */
+  let cacheHome: string;
 
   beforeAll(async () => {
+    cacheHome = await fs.promises.mkdtemp(path.join(os.tmpdir(), "genv-plugin-cache-"));
     dir = await e2e().workspace.addProgram(
       "plugin",
       { "index.js": PROGRAM, "key.txt": `${TEST_KEY}\n`, "token.txt": `${TOKEN}\n` },
       pluginProject("plugin", e2e().pluginBinDir),
     );
-    stack = await e2e().stack(dir, "plugin", { credentials: "none", config: { url: e2e().emulator.url } });
+    stack = await e2e().stack(dir, "plugin", { credentials: "none", config: { url: e2e().emulator.url }, env: { XDG_CACHE_HOME: cacheHome } });
   }, E2E_TEST_TIMEOUT_MS);
+  afterAll(() => fs.promises.rm(cacheHome, { recursive: true, force: true }));
 
   test("up creates the environment and the credential through the explicit provider", async () => {
     const up = await e2e().run(stack, (s, onOutput) => s.up({ onOutput }));
@@ -54,6 +62,19 @@ describe("the plugin through the real engine (explicit provider)", () => {
     expect(up.outputs.fileCount.value).toBe(1);
     expect(up.outputs.credentialStatus.value).toBe("active");
     expect((await e2e().client.get(up.outputs.environmentId.value)).status).toBe("active");
+  }, E2E_TEST_TIMEOUT_MS);
+
+  test("on Node.js 22+, what the plugin compiled is kept in the user's cache dir, though the engine ends it with SIGINT", async () => {
+    // The `node` the launcher runs: the first on the engine's PATH.
+    const { stdout } = await promisify(execFile)("node", ["-p", "typeof require('node:module').flushCompileCache"], { env: e2e().engine.env });
+    const cache = path.join(cacheHome, "pulumi-gemini-environments", "compile-cache");
+    if (stdout.trim() !== "function") {
+      expect(fs.existsSync(cache)).toBe(false); // Node.js 20: no compile cache
+      return;
+    }
+    const files = (await fs.promises.readdir(cache, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile());
+    // The cores, zod, undici and @pulumi/pulumi's modules: far more than a handful.
+    expect(files.length).toBeGreaterThan(50);
   }, E2E_TEST_TIMEOUT_MS);
 
   test("a no-op preview makes no API call", async () => {
