@@ -2,7 +2,7 @@
  * The one primitive every operation stands on: a directory of the tree held open, in which a name is
  * looked up by the kernel as `/proc/self/fd/<dir>/<name>`, with `O_NOFOLLOW` on every open.
  */
-import { constants, promises as fs, type Dirent, type Stats } from "node:fs";
+import { constants, openSync, promises as fs, type Dirent, type Stats } from "node:fs";
 import { asConfineError, ConfineError, errno, SpecialFileError, specialKind } from "./_errors";
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK, O_NOCTTY } = constants;
@@ -132,6 +132,30 @@ export async function withTree<T>(root: string, fn: (tree: Directory) => Promise
   } finally {
     await tree.close();
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The same lookups by a bare descriptor, synchronously: for walks that do microseconds of work per
+// name (remove, chown), where a thread-pool round trip per name cost more than the work. They yield
+// to the event loop themselves (`nextTurn`), at each directory and every `NAMES_PER_TURN` names.
+// ---------------------------------------------------------------------------------------------
+
+/** Names handled between two yields to the event loop by a synchronous walk. */
+export const NAMES_PER_TURN = 256;
+
+/** `name` in the directory held open at `fd`, as the kernel looks it up inside that very directory. */
+export function entryIn(fd: number, name: string): string {
+  return `/proc/self/fd/${fd}/${name}`;
+}
+
+/** The directory at `entry` (an `entryIn` path, or a trusted one) opened, no symlink followed; throws as `open` does. */
+export function openDirectorySync(entry: string): number {
+  return openSync(entry, OPEN_DIRECTORY);
+}
+
+/** Lets other work run before a synchronous walk goes on. */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 export function join(relative: string, name: string): string {

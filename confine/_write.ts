@@ -1,7 +1,7 @@
 /** Write and extract: directories made, trees copied and handed over, links of what arrived checked. */
-import { constants, lchownSync, promises as fs } from "node:fs";
+import { closeSync, constants, fchownSync, lchownSync, promises as fs, readdirSync } from "node:fs";
 import path from "node:path";
-import { join, MAX_SYMLINK_HOPS, withTree, type Directory, type Owner } from "./_directory";
+import { entryIn, join, MAX_SYMLINK_HOPS, NAMES_PER_TURN, nextTurn, openDirectorySync, type Directory, type Owner } from "./_directory";
 import { ConfineError } from "./_errors";
 import { walk } from "./_walk";
 
@@ -74,26 +74,38 @@ export async function copyContents(from: Directory, into: string, options: { own
   return result;
 }
 
-/** Gives every entry of a tree we hold the trusted path of (its root included) to `owner`; links are not followed. */
+/**
+ * Gives every entry of a tree we hold the trusted path of (its root included) to `owner`; links are
+ * not followed. Synchronous within a directory (`_directory.ts`): an lchown is microseconds of work,
+ * and a thread-pool round trip per name cost a 1,000-file create a sixth of its time.
+ */
 export async function chownTree(trustedPath: string, owner: Owner): Promise<void> {
-  await withTree(trustedPath, async (tree) => {
-    await fs.chown(tree.self, owner.uid, owner.gid);
-    await chownContents(tree, owner);
-  });
+  const fd = openDirectorySync(trustedPath);
+  try {
+    fchownSync(fd, owner.uid, owner.gid);
+    await chownContents(fd, owner, { visited: 0 });
+  } finally {
+    closeSync(fd);
+  }
 }
 
-async function chownContents(directory: Directory, owner: Owner): Promise<void> {
-  for (const dirent of await directory.entries()) {
-    // Synchronous: an lchown is microseconds of work, and a thread-pool round trip per file cost a
-    // 1,000-file create a sixth of its time. The walk still yields at each directory.
-    lchownSync(directory.at(dirent.name), owner.uid, owner.gid);
+async function chownContents(fd: number, owner: Owner, progress: { visited: number }): Promise<void> {
+  for (const dirent of readdirSync(entryIn(fd, "."), { withFileTypes: true })) {
+    const entry = entryIn(fd, dirent.name);
+    lchownSync(entry, owner.uid, owner.gid);
+    if (++progress.visited % NAMES_PER_TURN === 0) await nextTurn();
     if (!dirent.isDirectory()) continue;
-    const child = await directory.child(dirent.name).catch(() => undefined);
-    if (!child) continue;
+    let child: number;
     try {
-      await chownContents(child, owner);
+      child = openDirectorySync(entry);
+    } catch {
+      continue; // no longer a directory
+    }
+    try {
+      await nextTurn();
+      await chownContents(child, owner, progress);
     } finally {
-      await child.close();
+      closeSync(child);
     }
   }
 }

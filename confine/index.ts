@@ -18,7 +18,7 @@
 export { Directory, withTree, type Owner } from "./_directory";
 export { ConfineError, SpecialFileError, specialKind, type ConfineErrorCode } from "./_errors";
 export { inParent, readFile, release, resolve, type Resolved, type ResolveOptions } from "./_read";
-export { removeContents, removeEntry, removeTree } from "./_remove";
+export { removeTree } from "./_remove";
 export { countFiles, kindOf, walk, type EntryKind, type WalkEntry, type WalkOptions } from "./_walk";
 export { chownTree, copyContents, ensureDirectories, symlinkStaysInside, type CopyResult } from "./_write";
 export { exclusive } from "./exclusive";
