@@ -17,8 +17,11 @@
  *   program around a dynamic Environment (local), and `plugin.GuardedEnvironment`, the component the
  *   plugin constructs (remote), with the same hooks as a bundle.
  *
- * Each variant's `up`, then a no-op `preview` of what it made, then `destroy`. Programs and plugins run
- * on Node.js 22 (scripts/node22), the release line users run; the emulator on the Node.js of `npm run bench`.
+ * Each variant's `up`, then a no-op `preview` of what it made, then `destroy`, each round starting at
+ * another variant. Programs and plugins run on Node.js 22 (scripts/node22), the release line users
+ * run; the emulator on the Node.js of `npm run bench`. Besides wall time, each step's CPU time: that of
+ * the `pulumi` command and everything it ran (engine, language host, program, plugins), the API's
+ * left out. On two shared cores it varies less than wall time, and it is the provider's own cost.
  *
  * Then one profiled pass, outside the timed rounds (GENV_PROVIDER_PROFILE, provider/plugin/_profile.ts):
  * the plugin's up, no-op preview, refresh and destroy and the remote component's (`plugin.GuardedEnvironment`)
@@ -30,7 +33,7 @@
  * (the plugin's outputs hold the computed values only). Also printed: the API calls per resource of
  * the plugin's up, no-op preview, refresh and destroy. Runs from the repo after `npm run build`.
  */
-import { promises as fs } from "node:fs";
+import { promises as fs, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
@@ -42,6 +45,8 @@ import { execFileAsync, startupMs, type Comparison } from "./_measure";
 const COUNT = 50;
 const ROUNDS = Number(process.env.GENV_BENCH_FLEET_ROUNDS) > 0 ? Number(process.env.GENV_BENCH_FLEET_ROUNDS) : 5; // GENV_BENCH_FLEET_ROUNDS=… to change
 const STARTUP_RUNS = 11;
+/** Rounds of the plugin-process CPU measure (ours and the floor's plugin, alternating). */
+const PLUGIN_CPU_ROUNDS = 3;
 /** Pulumi 3.248's default `--parallel`: `4 * GOMAXPROCS` (cmd/pulumi/operations/up.go, defaultParallel). */
 const ENGINE_PARALLEL = Number(process.env.PULUMI_PARALLEL) > 0 ? Number(process.env.PULUMI_PARALLEL) : 4 * (Number(process.env.GOMAXPROCS) || os.availableParallelism());
 
@@ -181,6 +186,7 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
     const pluginLauncher = path.join(workspace.root, "node_modules", "pulumi-gemini-environments", "bin", "pulumi-resource-gemini-environments");
     const stacks = {} as Record<Variant, Stack>;
     const dirs = {} as Record<Variant, string>;
+    const envs = {} as Record<Variant, Record<string, string>>;
     const pluginYaml = `plugins:\n  providers:\n    - name: gemini-environments\n      path: ${path.dirname(pluginLauncher)}\n`;
     // The Python language host runs python3 from PATH: first the venv with pulumi and our wheel (scripts/python-sdk-venv).
     const pythonBin = (await execFileAsync(path.join(repoRoot, "scripts", "python-sdk-venv"), [], { cwd: repoRoot, maxBuffer: 16 * 1024 * 1024 })).stdout.trim().split("\n").pop()!;
@@ -199,17 +205,20 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
             ? await writeProgram(path.join(scratch, "fleet-python"), { "Pulumi.yaml": `name: fleet-python\nruntime: python\n${pluginYaml}`, "__main__.py": PYTHON_FLEET_PROGRAM, ...inputsFile })
             : await workspace.addProgram(`fleet-${variant}`, { "index.js": fleetProgram(variant), ...inputsFile }, projectYaml(`fleet-${variant}`, { floor: plugins, dynamic: "", component: "", plugin: pluginYaml, stubbed: pluginYaml, remote: pluginYaml }[variant]));
       const envVars = variant === "stubbed" ? { ...env, GOOGLE_GEMINI_BASE_URL: stub.url } : variant === "python" ? { ...env, PATH: [pythonBin, env.PATH].join(path.delimiter) } : env;
+      envs[variant] = envVars;
       stacks[variant] = await bench.stack(dirs[variant], "bench", envVars);
       await setCount(variant, COUNT);
     }
 
-    const timed = async <T>(body: () => Promise<T>): Promise<{ ms: number; calls: LogEntry[]; result: T }> => {
+    const timed = async <T>(body: () => Promise<T>): Promise<{ ms: number; cpuMs: number; calls: LogEntry[]; result: T }> => {
       const before = requests.length;
+      const cpuBefore = reapedChildrenCpuMs();
       const started = performance.now();
       const result = await body();
       const ms = performance.now() - started;
+      const cpuMs = reapedChildrenCpuMs() - cpuBefore;
       await new Promise((resolve) => setTimeout(resolve, 100)); // the last log lines
-      return { ms, calls: requests.slice(before), result };
+      return { ms, cpuMs, calls: requests.slice(before), result };
     };
     const perResource = (calls: LogEntry[]) => {
       const byMethod = new Map<string, number>();
@@ -228,6 +237,8 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
 
     // Rounds, the variants alternating.
     const times = Object.fromEntries([...VARIANTS, "sdk"].map((variant) => [variant, { up: [] as number[], preview: [] as number[], destroy: [] as number[] }])) as Record<Variant | "sdk", Record<Step, number[]>>;
+    /** CPU of each step's `pulumi` command and all it ran (engine, language host, program, plugins); not the API's. */
+    const cpu = Object.fromEntries(VARIANTS.map((variant) => [variant, { up: [] as number[], preview: [] as number[], destroy: [] as number[] }])) as Record<Variant, Record<Step, number[]>>;
     /** API calls of each no-op preview (each must make none). */
     const previewCalls = Object.fromEntries(VARIANTS.map((variant) => [variant, 0])) as Record<Variant, number>;
     let apiCalls = "";
@@ -240,16 +251,19 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
     const runSdk = (mode: string, file: string) => execFileAsync(process.execPath, [sdkScript, client, mode, file, String(ENGINE_PARALLEL)], { env, maxBuffer: 16 * 1024 * 1024 });
 
     for (let round = 0; round < ROUNDS; round++) {
-      for (const variant of VARIANTS) {
+      // Each round starts at another variant, so that none always follows the same one.
+      for (const variant of VARIANTS.map((_, i) => VARIANTS[(i + round) % VARIANTS.length])) {
         const stack = stacks[variant];
         const up = await timed(() => stack.up());
         if (up.result.outputs.ids.value.length !== COUNT) throw new Error(`${variant}: pulumi up made ${up.result.outputs.ids.value.length} resources`);
         times[variant].up.push(up.ms);
+        cpu[variant].up.push(up.cpuMs);
         if (round === 0) state[variant] = stateOf((await stack.exportStack()).deployment.resources as StateResource[], inputs);
         const preview = await timed(() => stack.preview());
         const planned = Object.entries(preview.result.changeSummary).filter(([op, n]) => op !== "same" && n > 0);
         if (planned.length > 0) throw new Error(`${variant}: the preview after up is not a no-op: ${JSON.stringify(preview.result.changeSummary)}`);
         times[variant].preview.push(preview.ms);
+        cpu[variant].preview.push(preview.cpuMs);
         previewCalls[variant] += preview.calls.length;
         if (round === 0 && variant === "plugin") {
           const refresh = await timed(() => stack.refresh());
@@ -257,6 +271,7 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
         }
         const destroy = await timed(() => stack.destroy());
         times[variant].destroy.push(destroy.ms);
+        cpu[variant].destroy.push(destroy.cpuMs);
         if (round === 0 && variant === "plugin") apiCalls += `; destroy ${perResource(destroy.calls)}`;
       }
       const created = await timed(() => runSdk("create", requestsFile));
@@ -271,6 +286,25 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
     for (let i = 0; i < STARTUP_RUNS; i++) {
       startup.plugin.push(await startupMs(pluginLauncher, env));
       startup.bare.push(await startupMs(floorLauncher, env));
+    }
+
+    // The plugin process's own CPU against the floor's plugin, each step, outside the timed rounds: the
+    // engine and the program are the same for both, and make most of the noise of the whole command's.
+    const pluginCpu = Object.fromEntries((["plugin", "floor"] as const).map((variant) => [variant, { up: [] as number[], preview: [] as number[], destroy: [] as number[] }])) as Record<"plugin" | "floor", Record<Step, number[]>>;
+    const cpuFile = path.join(scratch, "plugin-cpu.txt");
+    const reporter = path.join(__dirname, "_plugin-cpu.js");
+    for (let i = 0; i < PLUGIN_CPU_ROUNDS; i++) {
+      for (const variant of ["plugin", "floor"] as const) {
+        const stack = await bench.stack(dirs[variant], "bench", { ...envs[variant], NODE_OPTIONS: `--require ${reporter}`, GENV_BENCH_PLUGIN_CPU: cpuFile });
+        const steps: Array<[Step, () => Promise<unknown>]> = [["up", () => stack.up()], ["preview", () => stack.preview()], ["destroy", () => stack.destroy()]];
+        for (const [step, run] of steps) {
+          await fs.writeFile(cpuFile, "");
+          await run();
+          const reported = (await fs.readFile(cpuFile, "utf8")).split("\n").filter(Boolean).map(Number);
+          if (reported.length === 0) throw new Error(`${variant} ${step}: the plugin reported no CPU time`);
+          pluginCpu[variant][step].push(reported.reduce((sum, ms) => sum + ms, 0));
+        }
+      }
     }
 
     // One profiled pass, outside the timed rounds (GENV_PROVIDER_PROFILE, provider/plugin/_profile.ts):
@@ -298,6 +332,8 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
     log(`\nfleet of ${COUNT} (examples/fleet's inputs), Pulumi ${ENGINE_PARALLEL} operations in parallel (its default here), programs and plugins on Node.js ${nodeVersion}; median of ${ROUNDS} rounds, variants alternating`);
     log(`  ${["", "up ms", "preview ms", "destroy ms"].map((s, i) => (i === 0 ? s.padEnd(10) : s.padStart(11))).join("")}`);
     for (const variant of [...VARIANTS, "sdk"] as const) log(`  ${variant.padEnd(10)}${(["up", "preview", "destroy"] as const).map((step) => (times[variant][step].length ? m(times[variant][step]).toFixed(0) : "—").padStart(11)).join("")}`);
+    log(`  CPU ms of the pulumi command and all it ran (not the API's), medians: ${VARIANTS.map((variant) => `${variant} ${(["up", "preview", "destroy"] as const).map((step) => m(cpu[variant][step]).toFixed(0)).join("/")}`).join(", ")}`);
+    log(`  plugin process CPU ms (median of ${PLUGIN_CPU_ROUNDS}), up/preview/destroy: ours ${(["up", "preview", "destroy"] as const).map((step) => m(pluginCpu.plugin[step]).toFixed(0)).join("/")}, the floor's plugin ${(["up", "preview", "destroy"] as const).map((step) => m(pluginCpu.floor[step]).toFixed(0)).join("/")}`);
     log(`  API calls of the no-op previews, all rounds: ${VARIANTS.map((variant) => `${variant} ${previewCalls[variant]}`).join(", ")}`);
     log(`  plugin start-up (spawn to port, median of ${STARTUP_RUNS}): ${m(startup.plugin).toFixed(0)} ms; a bare provider.main plugin ${m(startup.bare).toFixed(0)} ms (+${(m(startup.plugin) - m(startup.bare)).toFixed(0)} ms; goal ≤ +150 ms)`);
     for (const variant of ["floor", "plugin", "dynamic"] as const) {
@@ -326,6 +362,15 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
       row(`pulumi destroy of ${COUNT}, plugin, API stubbed`, m(times.stubbed.destroy), "floor (no-op provider)", m(times.floor.destroy), 1.05),
       row(`pulumi up of ${COUNT}, dynamic provider`, m(times.dynamic.up), "floor (no-op provider)", m(times.floor.up), 1.05),
       row(`pulumi destroy of ${COUNT}, dynamic provider`, m(times.dynamic.destroy), "floor (no-op provider)", m(times.floor.destroy), 1.05),
+      // The same steps in CPU: on 2 shared cores, less noisy than wall time, and it leaves out the API's work.
+      ...(["up", "preview", "destroy"] as const).flatMap((step) => [
+        row(`CPU of pulumi ${step === "preview" ? "preview (no-op)" : step} of ${COUNT}, plugin`, m(cpu.plugin[step]), "floor (no-op provider)", m(cpu.floor[step]), 1.05),
+        row(`CPU of pulumi ${step === "preview" ? "preview (no-op)" : step} of ${COUNT}, remote component`, m(cpu.remote[step]), "local component (dynamic)", m(cpu.component[step]), 1.05),
+      ]),
+      // What the plugin's process costs beyond the floor's, per resource, against the floor's whole cost per resource.
+      ...(["up", "preview", "destroy"] as const).map((step) =>
+        row(`plugin process CPU beyond the floor's plugin, ${step === "preview" ? "no-op preview" : step}, per resource`, (m(pluginCpu.plugin[step]) - m(pluginCpu.floor[step])) / COUNT, `floor ${step === "preview" ? "preview" : step} CPU, per resource`, m(cpu.floor[step]) / COUNT, 0.05),
+      ),
       // The remote component (the plugin's construct) against the same component built in the program.
       row(`pulumi up of ${COUNT}, remote component`, m(times.remote.up), "local component (dynamic)", m(times.component.up), 1.05),
       row(`pulumi preview (no-op) of ${COUNT}, remote component`, m(times.remote.preview), "local component (dynamic)", m(times.component.preview), 1.05, `${previewCalls.remote} API calls`),
@@ -354,6 +399,20 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
     await bench.cleanup();
   }
 }
+
+/**
+ * CPU time of this process's children that have ended and been waited for, and of theirs (what
+ * `times` prints in a shell): a `pulumi` command's own and its plugins', language hosts' and
+ * programs', once it has exited. `genv serve` and the stub are not in it (still running, or this
+ * process itself).
+ */
+function reapedChildrenCpuMs(): number {
+  const stat = readFileSync("/proc/self/stat", "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // Fields 16 and 17 of proc(5), cutime and cstime, in clock ticks (100 per second on Linux).
+  return ((Number(fields[13]) + Number(fields[14])) * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+const CLOCK_TICKS_PER_SECOND = 100;
 
 /**
  * An Environments API that answers at once: creates get a fresh id and fixed counts, deletes `{}`.
