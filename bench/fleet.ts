@@ -7,6 +7,9 @@
  * - **dynamic**: the same as `Environment`, the Node.js dynamic provider;
  * - **sdk**: a plain script sending the same 50 requests through the sdk at the engine's default
  *   parallelism (`--parallel` is 4 × GOMAXPROCS in Pulumi 3.248);
+ * - **outputs floor**: the same no-op resources declaring and returning the outputs an environment
+ *   has (status, times, counts; `environmentKey` a secret output): what any provider of this resource
+ *   costs the engine and the program, whatever it does;
  * - **floor**: the engine's floor, 50 no-op resources with the same inputs through the same kind of
  *   provider (a bare `provider.main` plugin whose create returns at once, no check, no diff);
  * - **plugin, API stubbed**: the plugin against an HTTP stub that answers at once, so that its
@@ -39,6 +42,7 @@ import path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { group, command, hooksConfig } from "../hooks/builders";
 import { serializeHooks } from "../hooks/serialize";
+import { ENVIRONMENT_COMPUTED, ENVIRONMENT_SECRET_OUTPUTS } from "../provider/environment/resource";
 import { startEngineBench } from "./_engine";
 import { execFileAsync, startupMs, type Comparison } from "./_measure";
 
@@ -50,20 +54,25 @@ const PLUGIN_CPU_ROUNDS = 3;
 /** Pulumi 3.248's default `--parallel`: `4 * GOMAXPROCS` (cmd/pulumi/operations/up.go, defaultParallel). */
 const ENGINE_PARALLEL = Number(process.env.PULUMI_PARALLEL) > 0 ? Number(process.env.PULUMI_PARALLEL) : 4 * (Number(process.env.GOMAXPROCS) || os.availableParallelism());
 
-type Variant = "plugin" | "dynamic" | "floor" | "stubbed" | "yaml" | "python" | "component" | "remote";
-const VARIANTS: Variant[] = ["floor", "plugin", "dynamic", "stubbed", "yaml", "python", "component", "remote"];
+type Variant = "plugin" | "dynamic" | "floor" | "outputs" | "stubbed" | "yaml" | "python" | "component" | "remote";
+const VARIANTS: Variant[] = ["floor", "outputs", "plugin", "dynamic", "stubbed", "yaml", "python", "component", "remote"];
+const ENVIRONMENT_OUTPUT_NAMES = Object.keys(ENVIRONMENT_COMPUTED);
+/** What an environment's create returns beyond its id (the plugin returns its computed outputs only). */
+const ENVIRONMENT_OUTPUTS = { status: "active", created: "2026-12-01T00:00:00Z", updated: "2026-12-01T00:00:00Z", lastAccessed: "2026-12-01T00:00:00Z", fileCount: 3, sizeBytes: 1800 };
 type Step = "up" | "preview" | "destroy";
 
 /**
  * The fleet program of a variant: `count` resources (stack config) with the same inputs. `component`
  * and `remote` (also `guarded`, profiled) are `GuardedEnvironment`s with the same hooks as a bundle.
  */
-function fleetProgram(variant: "plugin" | "dynamic" | "floor" | "stubbed" | "component" | "remote" | "guarded"): string {
+function fleetProgram(variant: "plugin" | "dynamic" | "floor" | "outputs" | "stubbed" | "component" | "remote" | "guarded"): string {
   const make = {
     plugin: `(name, args) => new genv.plugin.Environment(name, args)`,
     stubbed: `(name, args) => new genv.plugin.Environment(name, args)`,
     dynamic: `(name, args) => new genv.Environment(name, args)`,
     floor: `(name, args) => new pulumi.CustomResource("fleetfloor:index:Thing", name, args)`,
+    // The output properties plugin.Environment declares, and its secret one.
+    outputs: `(name, args) => new pulumi.CustomResource("fleetfloor:index:ThingWithOutputs", name, { ${ENVIRONMENT_OUTPUT_NAMES.map((output) => `${output}: undefined`).join(", ")}, ...args }, { additionalSecretOutputs: ${JSON.stringify(ENVIRONMENT_SECRET_OUTPUTS)} })`,
     remote: REMOTE_COMPONENT,
     guarded: REMOTE_COMPONENT,
     component: `(name, args) => new genv.GuardedEnvironment(name, {
@@ -130,11 +139,14 @@ fleet = [
 pulumi.export("ids", [environment.id for environment in fleet])
 `;
 
-/** The floor's provider: `provider.main` with a create that returns at once and a delete that does nothing. */
+/**
+ * The floor's provider: `provider.main` with a create that returns at once (an environment's outputs
+ * for a ThingWithOutputs, nothing for a Thing) and a delete that does nothing.
+ */
 const FLOOR_PROVIDER = (pulumiDir: string) => `"use strict";
 const { main } = require(${JSON.stringify(path.join(pulumiDir, "provider"))});
 let next = 0;
-main({ version: "0.0.1", async create() { return { id: \`thing-\${process.pid}-\${next++}\`, outs: {} }; }, async delete() {} }, process.argv.slice(2));
+main({ version: "0.0.1", async create(urn) { return { id: \`thing-\${process.pid}-\${next++}\`, outs: urn.includes("ThingWithOutputs") ? ${JSON.stringify(ENVIRONMENT_OUTPUTS)} : {} }; }, async delete() {} }, process.argv.slice(2));
 `;
 
 /** The sdk baseline, run as its own Node process like any script: the requests from a JSON file, `parallel` at a time. */
@@ -203,7 +215,7 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
           ? await writeProgram(path.join(scratch, "fleet-yaml"), { "Pulumi.yaml": yamlFleetProgram(COUNT, inputs, pluginYaml) })
           : variant === "python"
             ? await writeProgram(path.join(scratch, "fleet-python"), { "Pulumi.yaml": `name: fleet-python\nruntime: python\n${pluginYaml}`, "__main__.py": PYTHON_FLEET_PROGRAM, ...inputsFile })
-            : await workspace.addProgram(`fleet-${variant}`, { "index.js": fleetProgram(variant), ...inputsFile }, projectYaml(`fleet-${variant}`, { floor: plugins, dynamic: "", component: "", plugin: pluginYaml, stubbed: pluginYaml, remote: pluginYaml }[variant]));
+            : await workspace.addProgram(`fleet-${variant}`, { "index.js": fleetProgram(variant), ...inputsFile }, projectYaml(`fleet-${variant}`, { floor: plugins, outputs: plugins, dynamic: "", component: "", plugin: pluginYaml, stubbed: pluginYaml, remote: pluginYaml }[variant]));
       const envVars = variant === "stubbed" ? { ...env, GOOGLE_GEMINI_BASE_URL: stub.url } : variant === "python" ? { ...env, PATH: [pythonBin, env.PATH].join(path.delimiter) } : env;
       envs[variant] = envVars;
       stacks[variant] = await bench.stack(dirs[variant], "bench", envVars);
@@ -362,9 +374,14 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
       row(`pulumi destroy of ${COUNT}, plugin, API stubbed`, m(times.stubbed.destroy), "floor (no-op provider)", m(times.floor.destroy), 1.05),
       row(`pulumi up of ${COUNT}, dynamic provider`, m(times.dynamic.up), "floor (no-op provider)", m(times.floor.up), 1.05),
       row(`pulumi destroy of ${COUNT}, dynamic provider`, m(times.dynamic.destroy), "floor (no-op provider)", m(times.floor.destroy), 1.05),
+      // Against a floor with the outputs an environment has: what the provider adds beyond what any provider of it costs.
+      ...(["up", "preview", "destroy"] as const).map((step) =>
+        row(`pulumi ${step === "preview" ? "preview (no-op)" : step} of ${COUNT}, plugin, API stubbed`, m(times.stubbed[step]), "outputs floor (no-op, same outputs)", m(times.outputs[step]), 1.05),
+      ),
       // The same steps in CPU: on 2 shared cores, less noisy than wall time, and it leaves out the API's work.
       ...(["up", "preview", "destroy"] as const).flatMap((step) => [
         row(`CPU of pulumi ${step === "preview" ? "preview (no-op)" : step} of ${COUNT}, plugin`, m(cpu.plugin[step]), "floor (no-op provider)", m(cpu.floor[step]), 1.05),
+        row(`CPU of pulumi ${step === "preview" ? "preview (no-op)" : step} of ${COUNT}, plugin`, m(cpu.plugin[step]), "outputs floor (no-op, same outputs)", m(cpu.outputs[step]), 1.05),
         row(`CPU of pulumi ${step === "preview" ? "preview (no-op)" : step} of ${COUNT}, remote component`, m(cpu.remote[step]), "local component (dynamic)", m(cpu.component[step]), 1.05),
       ]),
       // What the plugin's process costs beyond the floor's, per resource, against the floor's whole cost per resource.
@@ -473,7 +490,7 @@ interface StateResource {
 
 /** Bytes of state per environment, of its inputs (without the dynamic provider's `__provider`), and how many times the inputs' gate.py is in it. */
 function stateOf(resources: StateResource[], inputs: { sources: Array<Record<string, string>> }) {
-  const environments = resources.filter((r) => ["gemini-environments:index:Environment", "pulumi-nodejs:dynamic/gemini-environments:Environment", "fleetfloor:index:Thing"].includes(r.type));
+  const environments = resources.filter((r) => ["gemini-environments:index:Environment", "pulumi-nodejs:dynamic/gemini-environments:Environment", "fleetfloor:index:Thing", "fleetfloor:index:ThingWithOutputs"].includes(r.type));
   const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
   const perEnvironment = Math.round(environments.reduce((sum, r) => sum + bytes(r), 0) / environments.length);
   const ownInputs = (r: StateResource) => Object.fromEntries(Object.entries(r.inputs ?? {}).filter(([key]) => key !== "__provider"));
