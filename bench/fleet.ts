@@ -59,7 +59,10 @@ const VARIANTS: Variant[] = ["floor", "outputs", "plugin", "dynamic", "stubbed",
 const ENVIRONMENT_OUTPUT_NAMES = Object.keys(ENVIRONMENT_COMPUTED);
 /** What an environment's create returns beyond its id (the plugin returns its computed outputs only). */
 const ENVIRONMENT_OUTPUTS = { status: "active", created: "2026-12-01T00:00:00Z", updated: "2026-12-01T00:00:00Z", lastAccessed: "2026-12-01T00:00:00Z", fileCount: 3, sizeBytes: 1800 };
-type Step = "up" | "preview" | "destroy";
+const STEPS = ["up", "preview", "destroy"] as const;
+type Step = (typeof STEPS)[number];
+/** An empty list of measures for each step. */
+const perStep = () => Object.fromEntries(STEPS.map((step) => [step, [] as number[]])) as Record<Step, number[]>;
 
 /**
  * The fleet program of a variant: `count` resources (stack config) with the same inputs. `component`
@@ -248,9 +251,9 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
     }
 
     // Rounds, the variants alternating.
-    const times = Object.fromEntries([...VARIANTS, "sdk"].map((variant) => [variant, { up: [] as number[], preview: [] as number[], destroy: [] as number[] }])) as Record<Variant | "sdk", Record<Step, number[]>>;
+    const times = Object.fromEntries([...VARIANTS, "sdk"].map((variant) => [variant, perStep()])) as Record<Variant | "sdk", Record<Step, number[]>>;
     /** CPU of each step's `pulumi` command and all it ran (engine, language host, program, plugins); not the API's. */
-    const cpu = Object.fromEntries(VARIANTS.map((variant) => [variant, { up: [] as number[], preview: [] as number[], destroy: [] as number[] }])) as Record<Variant, Record<Step, number[]>>;
+    const cpu = Object.fromEntries(VARIANTS.map((variant) => [variant, perStep()])) as Record<Variant, Record<Step, number[]>>;
     /** API calls of each no-op preview (each must make none). */
     const previewCalls = Object.fromEntries(VARIANTS.map((variant) => [variant, 0])) as Record<Variant, number>;
     let apiCalls = "";
@@ -302,7 +305,7 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
 
     // The plugin process's own CPU against the floor's plugin, each step, outside the timed rounds: the
     // engine and the program are the same for both, and make most of the noise of the whole command's.
-    const pluginCpu = Object.fromEntries((["plugin", "floor"] as const).map((variant) => [variant, { up: [] as number[], preview: [] as number[], destroy: [] as number[] }])) as Record<"plugin" | "floor", Record<Step, number[]>>;
+    const pluginCpu = Object.fromEntries((["plugin", "floor"] as const).map((variant) => [variant, perStep()])) as Record<"plugin" | "floor", Record<Step, number[]>>;
     const cpuFile = path.join(scratch, "plugin-cpu.txt");
     const reporter = path.join(__dirname, "_plugin-cpu.js");
     for (let i = 0; i < PLUGIN_CPU_ROUNDS; i++) {
@@ -343,9 +346,9 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
     const row = (name: string, ours: number, baselineName: string, baseline: number, target: number, note?: string): Comparison => ({ name, ours, baselineName, baseline, target, ...(note && { note }) });
     log(`\nfleet of ${COUNT} (examples/fleet's inputs), Pulumi ${ENGINE_PARALLEL} operations in parallel (its default here), programs and plugins on Node.js ${nodeVersion}; median of ${ROUNDS} rounds, variants alternating`);
     log(`  ${["", "up ms", "preview ms", "destroy ms"].map((s, i) => (i === 0 ? s.padEnd(10) : s.padStart(11))).join("")}`);
-    for (const variant of [...VARIANTS, "sdk"] as const) log(`  ${variant.padEnd(10)}${(["up", "preview", "destroy"] as const).map((step) => (times[variant][step].length ? m(times[variant][step]).toFixed(0) : "—").padStart(11)).join("")}`);
-    log(`  CPU ms of the pulumi command and all it ran (not the API's), medians: ${VARIANTS.map((variant) => `${variant} ${(["up", "preview", "destroy"] as const).map((step) => m(cpu[variant][step]).toFixed(0)).join("/")}`).join(", ")}`);
-    log(`  plugin process CPU ms (median of ${PLUGIN_CPU_ROUNDS}), up/preview/destroy: ours ${(["up", "preview", "destroy"] as const).map((step) => m(pluginCpu.plugin[step]).toFixed(0)).join("/")}, the floor's plugin ${(["up", "preview", "destroy"] as const).map((step) => m(pluginCpu.floor[step]).toFixed(0)).join("/")}`);
+    for (const variant of [...VARIANTS, "sdk"] as const) log(`  ${variant.padEnd(10)}${STEPS.map((step) => (times[variant][step].length ? m(times[variant][step]).toFixed(0) : "—").padStart(11)).join("")}`);
+    log(`  CPU ms of the pulumi command and all it ran (not the API's), medians: ${VARIANTS.map((variant) => `${variant} ${STEPS.map((step) => m(cpu[variant][step]).toFixed(0)).join("/")}`).join(", ")}`);
+    log(`  plugin process CPU ms (median of ${PLUGIN_CPU_ROUNDS}), up/preview/destroy: ours ${STEPS.map((step) => m(pluginCpu.plugin[step]).toFixed(0)).join("/")}, the floor's plugin ${STEPS.map((step) => m(pluginCpu.floor[step]).toFixed(0)).join("/")}`);
     log(`  API calls of the no-op previews, all rounds: ${VARIANTS.map((variant) => `${variant} ${previewCalls[variant]}`).join(", ")}`);
     log(`  plugin start-up (spawn to port, median of ${STARTUP_RUNS}): ${m(startup.plugin).toFixed(0)} ms; a bare provider.main plugin ${m(startup.bare).toFixed(0)} ms (+${(m(startup.plugin) - m(startup.bare)).toFixed(0)} ms; goal ≤ +150 ms)`);
     for (const variant of ["floor", "plugin", "dynamic"] as const) {
@@ -375,17 +378,17 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
       row(`pulumi up of ${COUNT}, dynamic provider`, m(times.dynamic.up), "floor (no-op provider)", m(times.floor.up), 1.05),
       row(`pulumi destroy of ${COUNT}, dynamic provider`, m(times.dynamic.destroy), "floor (no-op provider)", m(times.floor.destroy), 1.05),
       // Against a floor with the outputs an environment has: what the provider adds beyond what any provider of it costs.
-      ...(["up", "preview", "destroy"] as const).map((step) =>
+      ...STEPS.map((step) =>
         row(`pulumi ${step === "preview" ? "preview (no-op)" : step} of ${COUNT}, plugin, API stubbed`, m(times.stubbed[step]), "outputs floor (no-op, same outputs)", m(times.outputs[step]), 1.05),
       ),
       // The same steps in CPU: on 2 shared cores, less noisy than wall time, and it leaves out the API's work.
-      ...(["up", "preview", "destroy"] as const).flatMap((step) => [
+      ...STEPS.flatMap((step) => [
         row(`CPU of pulumi ${step === "preview" ? "preview (no-op)" : step} of ${COUNT}, plugin`, m(cpu.plugin[step]), "floor (no-op provider)", m(cpu.floor[step]), 1.05),
         row(`CPU of pulumi ${step === "preview" ? "preview (no-op)" : step} of ${COUNT}, plugin`, m(cpu.plugin[step]), "outputs floor (no-op, same outputs)", m(cpu.outputs[step]), 1.05),
         row(`CPU of pulumi ${step === "preview" ? "preview (no-op)" : step} of ${COUNT}, remote component`, m(cpu.remote[step]), "local component (dynamic)", m(cpu.component[step]), 1.05),
       ]),
       // What the plugin's process costs beyond the floor's, per resource, against the floor's whole cost per resource.
-      ...(["up", "preview", "destroy"] as const).map((step) =>
+      ...STEPS.map((step) =>
         row(`plugin process CPU beyond the floor's plugin, ${step === "preview" ? "no-op preview" : step}, per resource`, (m(pluginCpu.plugin[step]) - m(pluginCpu.floor[step])) / COUNT, `floor ${step === "preview" ? "preview" : step} CPU, per resource`, m(cpu.floor[step]) / COUNT, 0.05),
       ),
       // The remote component (the plugin's construct) against the same component built in the program.
