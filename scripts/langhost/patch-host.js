@@ -9,7 +9,13 @@
 // a program waited the full 5 s. The hosts Pulumi ships since v3.80 (pulumi/pulumi#13809) make the
 // same change: the serving context ends on SIGINT.
 //
-// nodejs only: its RunPlugin (it answers "not supported") is taken out; run_plugin.go defines it.
+// nodejs only:
+// - its RunPlugin (it answers "not supported") is taken out; run_plugin.go defines it.
+// - Run's response channel gets room for each of its three senders (the gRPC server, the sync-invoke
+//   pipes, the program) and is never closed. Run returns on the first answer and its defers close the
+//   channel and the pipes; the pipes' goroutine could then report its error on the closed channel, and
+//   the host panicked ("send on closed channel", main.go:535) after a successful run, its trace on the
+//   engine's output. Pulumi fixed the same race in pulumi/pulumi#13689 (v3.80).
 "use strict";
 const fs = require("node:fs");
 
@@ -25,5 +31,8 @@ const edit = (what, pattern, replacement) => {
 };
 edit("the serving context", "ctx, cancel := context.WithCancel(context.Background())", "ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)");
 edit("the import block", /^import \(\n/m, 'import (\n\t"os/signal"\n');
-if (language === "nodejs") edit("RunPlugin", /\nfunc \(host \*nodeLanguageHost\) RunPlugin\([\s\S]*?\n}\n/, "\n");
+if (language === "nodejs") {
+  edit("RunPlugin", /\nfunc \(host \*nodeLanguageHost\) RunPlugin\([\s\S]*?\n}\n/, "\n");
+  edit("Run's response channel", "responseChannel := make(chan *pulumirpc.RunResponse)\n\tdefer close(responseChannel)\n", "responseChannel := make(chan *pulumirpc.RunResponse, 3)\n");
+}
 fs.writeFileSync(file, text);

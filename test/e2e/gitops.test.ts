@@ -64,6 +64,7 @@ test("a pull request after a deploy: the changed decision, the policy violations
   expect(report).toMatch(/~ \[1\]: \{\s*~ content\s*:/);
   expect(report).not.toMatch(/^\s*\+ .*(create)/m);
   expect(passing!.stdout).toBe(report);
+  expect(report).not.toMatch(/panic:|goroutine \d+/); // the engine's hosts end cleanly after a run
 
   // Exit 1 for the changed decision alone, not a crash of a step: lint, cases and diff said what they
   // said above (the script's stderr up to the preview), and the whole report came out again.
