@@ -55,7 +55,12 @@ const PLUGIN_CPU_ROUNDS = 3;
 const ENGINE_PARALLEL = Number(process.env.PULUMI_PARALLEL) > 0 ? Number(process.env.PULUMI_PARALLEL) : 4 * (Number(process.env.GOMAXPROCS) || os.availableParallelism());
 
 type Variant = "plugin" | "dynamic" | "floor" | "outputs" | "stubbed" | "yaml" | "python" | "component" | "remote";
-const VARIANTS: Variant[] = ["floor", "outputs", "plugin", "dynamic", "stubbed", "yaml", "python", "component", "remote"];
+const ALL_VARIANTS: Variant[] = ["floor", "outputs", "plugin", "dynamic", "stubbed", "yaml", "python", "component", "remote"];
+/**
+ * GENV_BENCH_FLEET_VARIANTS=outputs,stubbed (say) runs those and the two every measure needs, floor
+ * and plugin: a quicker run while working on one comparison. The rows of the others are left out.
+ */
+const VARIANTS = variantsToRun(process.env.GENV_BENCH_FLEET_VARIANTS);
 const ENVIRONMENT_OUTPUT_NAMES = Object.keys(ENVIRONMENT_COMPUTED);
 /** What an environment's create returns beyond its id (the plugin returns its computed outputs only). */
 const ENVIRONMENT_OUTPUTS = { status: "active", created: "2026-12-01T00:00:00Z", updated: "2026-12-01T00:00:00Z", lastAccessed: "2026-12-01T00:00:00Z", fileCount: 3, sizeBytes: 1800 };
@@ -251,11 +256,11 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
     }
 
     // Rounds, the variants alternating.
-    const times = Object.fromEntries([...VARIANTS, "sdk"].map((variant) => [variant, perStep()])) as Record<Variant | "sdk", Record<Step, number[]>>;
+    const times = Object.fromEntries([...ALL_VARIANTS, "sdk"].map((variant) => [variant, perStep()])) as Record<Variant | "sdk", Record<Step, number[]>>;
     /** CPU of each step's `pulumi` command and all it ran (engine, language host, program, plugins); not the API's. */
-    const cpu = Object.fromEntries(VARIANTS.map((variant) => [variant, perStep()])) as Record<Variant, Record<Step, number[]>>;
+    const cpu = Object.fromEntries(ALL_VARIANTS.map((variant) => [variant, perStep()])) as Record<Variant, Record<Step, number[]>>;
     /** API calls of each no-op preview (each must make none). */
-    const previewCalls = Object.fromEntries(VARIANTS.map((variant) => [variant, 0])) as Record<Variant, number>;
+    const previewCalls = Object.fromEntries(ALL_VARIANTS.map((variant) => [variant, 0])) as Record<Variant, number>;
     let apiCalls = "";
     const state = {} as Record<Variant, { perEnvironment: number; inputs: number; copies: number }>;
     const sdkScript = path.join(scratch, "fleet-sdk.js");
@@ -351,7 +356,7 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
     log(`  plugin process CPU ms (median of ${PLUGIN_CPU_ROUNDS}), up/preview/destroy: ours ${STEPS.map((step) => m(pluginCpu.plugin[step]).toFixed(0)).join("/")}, the floor's plugin ${STEPS.map((step) => m(pluginCpu.floor[step]).toFixed(0)).join("/")}`);
     log(`  API calls of the no-op previews, all rounds: ${VARIANTS.map((variant) => `${variant} ${previewCalls[variant]}`).join(", ")}`);
     log(`  plugin start-up (spawn to port, median of ${STARTUP_RUNS}): ${m(startup.plugin).toFixed(0)} ms; a bare provider.main plugin ${m(startup.bare).toFixed(0)} ms (+${(m(startup.plugin) - m(startup.bare)).toFixed(0)} ms; goal ≤ +150 ms)`);
-    for (const variant of ["floor", "plugin", "dynamic"] as const) {
+    for (const variant of (["floor", "plugin", "dynamic"] as const).filter((variant) => state[variant])) {
       const { perEnvironment, inputs: inputBytes, copies } = state[variant];
       log(`  state per resource, ${variant}: ${perEnvironment} bytes for ${inputBytes} bytes of inputs (${(perEnvironment / inputBytes).toFixed(2)}×; the inputs held ${copies}×)`);
     }
@@ -368,7 +373,7 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
     };
 
 
-    return [
+    const rows = [
       row(`pulumi up of ${COUNT}, plugin`, m(times.plugin.up), "floor (no-op provider)", m(times.floor.up), 1.05),
       row(`pulumi preview (no-op) of ${COUNT}, plugin`, m(times.plugin.preview), "floor (no-op provider)", m(times.floor.preview), 1.05, `${previewCalls.plugin} API calls`),
       row(`pulumi destroy of ${COUNT}, plugin`, m(times.plugin.destroy), "floor (no-op provider)", m(times.floor.destroy), 1.05),
@@ -405,7 +410,7 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
       row("plugin start-up (spawn to port)", m(startup.plugin), "bare provider.main", m(startup.bare), Math.round(((m(startup.bare) + 150) / m(startup.bare)) * 100) / 100),
       // The floor's resource has the same inputs, once, and no outputs: the state's least for them.
       row("state per environment (bytes), plugin", state.plugin.perEnvironment, "floor: same inputs once", state.floor.perEnvironment, 1.1),
-      row("state per environment (bytes), dynamic", state.dynamic.perEnvironment, "floor: same inputs once", state.floor.perEnvironment, 1.1),
+      row("state per environment (bytes), dynamic", state.dynamic?.perEnvironment, "floor: same inputs once", state.floor.perEnvironment, 1.1),
       // The plugin's own work per resource, against the floor's whole cost per resource: together within the 5 % goal.
       phaseRow("plugin", "up", "check", 0.05),
       phaseRow("plugin", "no-op preview", "diff", 0.05),
@@ -414,6 +419,8 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
       phaseRow("guarded", "up", "construct", 0.05),
       phaseRow("guarded", "up", "serialization", 0.05),
     ];
+    // A variant left out (GENV_BENCH_FLEET_VARIANTS) measured nothing: its rows go.
+    return rows.filter((comparison) => Number.isFinite(comparison.ours) && Number.isFinite(comparison.baseline));
   } finally {
     for (const cleanup of cleanups) await cleanup();
     await bench.cleanup();
@@ -540,6 +547,14 @@ function phaseCosts(profile: string): Map<string, number> {
   }
   if (served) costs.set("serialization", serialization / COUNT);
   return costs;
+}
+
+function variantsToRun(list: string | undefined): Variant[] {
+  if (!list) return ALL_VARIANTS;
+  const chosen = new Set(list.split(",").map((name) => name.trim()));
+  const unknown = [...chosen].filter((name) => !ALL_VARIANTS.includes(name as Variant));
+  if (unknown.length > 0) throw new Error(`GENV_BENCH_FLEET_VARIANTS: no variant ${unknown.join(", ")} (the variants: ${ALL_VARIANTS.join(", ")})`);
+  return ALL_VARIANTS.filter((variant) => variant === "floor" || variant === "plugin" || chosen.has(variant));
 }
 
 function median(values: number[]): number {
