@@ -3,13 +3,13 @@
  * runs. The engine starts it with its address as the argument; `provider.main` serves the provider
  * (provider.ts) over gRPC and prints the port, with the methods of `_server-gaps.ts` answered by us.
  *
- * Loads only `@pulumi/pulumi/provider` and the adapter here; the resource cores, zod and the HTTP
- * client load on the first call that needs them, compiled once into the user's cache on Node.js 22+
- * (_compile-cache.ts).
+ * Loads only `@pulumi/pulumi/provider` and the adapter before the port is out; the Environment core,
+ * zod and the HTTP client right after it (warmUp), the rest on the first call that needs it, compiled
+ * once into the user's cache on Node.js 22+ (_compile-cache.ts).
  */
 import { savingCompiledCode } from "./_compile-cache"; // first: the compile cache is on before anything else loads
 import { main } from "@pulumi/pulumi/provider";
-import { pluginProvider } from "./provider";
+import { pluginProvider, warmUp } from "./provider";
 import { serveWithGaps } from "./_server-gaps";
 import { profiling, timedMethods } from "./_profile";
 import { engineAddressOf, exitWhenEngineGone } from "../contracts/engine-watchdog";
@@ -18,7 +18,24 @@ import { engineAddressOf, exitWhenEngineGone } from "../contracts/engine-watchdo
 exitWhenEngineGone(engineAddressOf(process.argv.slice(2)));
 // GENV_PROVIDER_PROFILE (_profile.ts): the component's own part of construct, timed apart from the server's wait for its outputs.
 const provider = savingCompiledCode(profiling ? timedMethods(pluginProvider(), "component", ["construct"]) : pluginProvider());
-serveWithGaps(provider, () => main(provider, process.argv.slice(2))).catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+serveWithGaps(provider, () => main(provider, process.argv.slice(2))).then(
+  () => {
+    withoutSourceMapSupport();
+    return warmUp();
+  },
+  (error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  },
+);
+
+/**
+ * `provider.main` installs source-map-support, which then maps every stack @pulumi/pulumi formats: one
+ * per promise it tracks (debuggablePromise), dozens for each component a construct registers, at
+ * ≈ 125 µs a stack against ≈ 20 µs unmapped (3 ms per remote component), to positions in TypeScript
+ * sources the package does not ship. Without it a stack names the shipped dist/*.js lines.
+ * NODE_OPTIONS=--enable-source-maps maps them again, by Node.js itself, for whoever has the sources.
+ */
+function withoutSourceMapSupport(): void {
+  (Error as { prepareStackTrace?: unknown }).prepareStackTrace = undefined;
+}

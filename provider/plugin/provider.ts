@@ -57,6 +57,24 @@ export function loadEverything(): void {
   require("../../emulator/sandbox/policy-cases");
 }
 
+/**
+ * Loads what the first call on an environment needs (zod, the client and undici, the core), a module
+ * a turn, once the port is out. The engine connects, configures and plans meanwhile, on the other
+ * core, where the first check or delete used to load them while the engine waited. A call that comes
+ * in the meantime is served between two modules.
+ */
+export async function warmUp(): Promise<void> {
+  const steps = [() => require("zod"), () => require("../../sdk/client"), CORES[`${CONFIG_NAMESPACE}:index:Environment`]];
+  for (const load of steps) {
+    await new Promise((resolve) => setImmediate(resolve));
+    try {
+      load();
+    } catch {
+      return; // the call that needs it reports the error
+    }
+  }
+}
+
 /** The core of the resource type in `urn` (`urn:pulumi:stack::project::parent$gemini-environments:index:Environment::name`). */
 function coreOf(urn: string): AnyCore {
   const type = urn.split("::")[2]?.split("$").pop() ?? "";
