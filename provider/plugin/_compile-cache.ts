@@ -12,6 +12,7 @@
 import * as nodeModule from "node:module";
 import * as os from "node:os";
 import * as path from "node:path";
+import { aroundCalls } from "./_around-calls";
 
 const { enableCompileCache, flushCompileCache } = nodeModule as {
   enableCompileCache?: (directory?: string) => unknown;
@@ -37,17 +38,5 @@ function saveCompiledCode(): void {
 /** `provider` with the compiled code saved after each of its calls settles. */
 export function savingCompiledCode<T extends object>(provider: T): T {
   if (!enabled || !flushCompileCache) return provider;
-  const saving = Object.create(provider) as Record<string, unknown>;
-  // for…in: a provider with its methods timed (_profile.ts) inherits them.
-  for (const name in provider) {
-    const method = (provider as Record<string, unknown>)[name];
-    if (typeof method !== "function") continue;
-    saving[name] = (...args: unknown[]) => {
-      const result = (method as (...a: unknown[]) => unknown).apply(provider, args);
-      if (result instanceof Promise) return result.finally(saveCompiledCode);
-      saveCompiledCode();
-      return result;
-    };
-  }
-  return saving as T;
+  return aroundCalls(provider, () => saveCompiledCode);
 }

@@ -10,6 +10,7 @@
  * which leaves no chance to flush a buffer.
  */
 import { appendFileSync } from "node:fs";
+import { aroundCalls } from "./_around-calls";
 
 const file = process.env.GENV_PROVIDER_PROFILE || undefined;
 
@@ -20,24 +21,16 @@ function record(phase: string, started: number): void {
   appendFileSync(file!, `${JSON.stringify({ phase, ms: performance.now() - started })}\n`);
 }
 
-/**
- * `target` with its methods (all, or `methods`) timed as `<prefix>.<method>`, sync and async ones
- * alike: an async one until its promise settles.
- */
-export function timedMethods<T extends object>(target: T, prefix: string, methods: readonly string[] = Object.keys(target)): T {
-  const timed = Object.create(target) as Record<string, unknown>;
-  for (const name of methods) {
-    const method = (target as Record<string, unknown>)[name];
-    if (typeof method !== "function") continue;
-    timed[name] = (...args: unknown[]) => {
+/** `target` with its methods (all, or `methods`) timed as `<prefix>.<method>`: an async one until its promise settles. */
+export function timedMethods<T extends object>(target: T, prefix: string, methods?: readonly string[]): T {
+  return aroundCalls(
+    target,
+    (name) => {
       const started = performance.now();
-      const result = (method as (...a: unknown[]) => unknown).apply(target, args);
-      if (result instanceof Promise) return result.finally(() => record(`${prefix}.${name}`, started));
-      record(`${prefix}.${name}`, started);
-      return result;
-    };
-  }
-  return timed as T;
+      return () => record(`${prefix}.${name}`, started);
+    },
+    methods,
+  );
 }
 
 type UnaryHandler = (this: unknown, call: unknown, callback: (error: unknown, value?: unknown) => void) => void;
