@@ -137,7 +137,7 @@ export async function withTree<T>(root: string, fn: (tree: Directory) => Promise
 // ---------------------------------------------------------------------------------------------
 // The same lookups by a bare descriptor, synchronously: for walks that do microseconds of work per
 // name (remove, chown), where a thread-pool round trip per name cost more than the work. They yield
-// to the event loop themselves (`nextTurn`), at each directory and every `NAMES_PER_TURN` names.
+// to the event loop themselves (`setImmediate` of node:timers/promises), at each directory and every `NAMES_PER_TURN` names.
 // ---------------------------------------------------------------------------------------------
 
 /** Names handled between two yields to the event loop by a synchronous walk. */
@@ -151,11 +151,6 @@ export function entryIn(fd: number, name: string): string {
 /** The directory at `entry` (an `entryIn` path, or a trusted one) opened, no symlink followed; throws as `open` does. */
 export function openDirectorySync(entry: string): number {
   return openSync(entry, OPEN_DIRECTORY);
-}
-
-/** Lets other work run before a synchronous walk goes on. */
-export function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }
 
 export function join(relative: string, name: string): string {

@@ -8,7 +8,8 @@
  * so a large tree does not hold up other requests.
  */
 import { closeSync, lstatSync, readdirSync, rmdirSync, unlinkSync, type Stats } from "node:fs";
-import { entryIn, MAX_RETRIES, NAMES_PER_TURN, nextTurn, openDirectorySync } from "./_directory";
+import { setImmediate as nextTurn } from "node:timers/promises";
+import { entryIn, MAX_RETRIES, NAMES_PER_TURN, openDirectorySync } from "./_directory";
 import { errno } from "./_errors";
 
 /** Deletes a whole tree we hold the trusted path of (e.g. a tree already moved to the trash). */

@@ -1,7 +1,8 @@
 /** Write and extract: directories made, trees copied and handed over, links of what arrived checked. */
 import { closeSync, constants, fchownSync, lchownSync, promises as fs, readdirSync } from "node:fs";
 import path from "node:path";
-import { entryIn, join, MAX_SYMLINK_HOPS, NAMES_PER_TURN, nextTurn, openDirectorySync, type Directory, type Owner } from "./_directory";
+import { setImmediate as nextTurn } from "node:timers/promises";
+import { entryIn, join, MAX_SYMLINK_HOPS, NAMES_PER_TURN, openDirectorySync, type Directory, type Owner } from "./_directory";
 import { ConfineError } from "./_errors";
 import { walk } from "./_walk";
 

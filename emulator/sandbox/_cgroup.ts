@@ -21,6 +21,7 @@
 import { promises as fs, existsSync, readFileSync, readdirSync, mkdirSync, rmdirSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { randomBytes } from "node:crypto";
+import { setImmediate as nextTurn } from "node:timers/promises";
 
 type Controller = "pids" | "memory";
 
@@ -307,7 +308,7 @@ async function emptied(slot: Slot): Promise<boolean> {
     // such as the egress socat with it) and gone within a millisecond or two, so the first looks come
     // at once (a timer waits at least 1 ms: a third of calls waited 1–3 ms here), then less and less
     // often. A flat 20 ms cost every call with egress 20 ms.
-    if (performance.now() - started < QUICK_LOOKS_MS) await new Promise((resolve) => setImmediate(resolve));
+    if (performance.now() - started < QUICK_LOOKS_MS) await nextTurn();
     else await new Promise((resolve) => setTimeout(resolve, Math.min(20, 2 ** timedLooks++)));
   }
   void removeSlot(slot); // keeps trying in the background: rmdir fails while a task is inside

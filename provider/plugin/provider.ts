@@ -10,6 +10,7 @@
  */
 import { promises as fs, readFileSync } from "node:fs";
 import * as path from "node:path";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import type * as pulumi from "@pulumi/pulumi/provider";
 import { CONFIG_NAMESPACE, launchConfig, providerClient, setProviderConfig } from "../contracts/configuration";
 import { partialFailure, replacedProperties, type PropertyChange, type ResourceCore } from "../contracts/resource-core";
@@ -66,7 +67,7 @@ export function loadEverything(): void {
 export async function warmUp(): Promise<void> {
   const steps = [() => require("zod"), () => require("../../sdk/client"), CORES[`${CONFIG_NAMESPACE}:index:Environment`]];
   for (const load of steps) {
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     try {
       load();
     } catch {
