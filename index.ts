@@ -7,7 +7,7 @@ export { NetworkPolicy, type AllowOptions, type TransformArgs } from "./provider
 /** The same resources served by the plugin (`gemini-environments:index:*`): `plugin.Environment`, `plugin.Credential`, `plugin.GuardedEnvironment`, `plugin.Provider`. */
 export * as plugin from "./provider/plugin/resources";
 /** After a killed `pulumi up`: adopt what its creates made (`genv recover` for the Automation API). */
-export { recoverStack, recoverInterruptedDeploy, pulumiRunner, RecoveryRefusedError, type RecoverOptions, type RecoveryReport, type RecoveryAction } from "./provider/recovery";
+export { recoverStack, recoverInterruptedDeploy, pulumiRunner, RecoveryRefusedError, RecoveryStateChangedError, type RecoverOptions, type RecoveryReport, type RecoveryAction } from "./provider/recovery";
 
 // The hooks model: builders for typed configs, and the linter (as `genv hooks lint` runs it).
 export { command, group, GroupBuilder, hooksConfig, http } from "./hooks/builders";

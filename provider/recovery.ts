@@ -29,7 +29,7 @@ import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { promisify } from "node:util";
+import { isDeepStrictEqual, promisify } from "node:util";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { EnvironmentsClient } from "../sdk/client";
 import { environmentsCreatedLike } from "../sdk/converge";
@@ -125,6 +125,12 @@ export class RecoveryRefusedError extends Error {
   }
 }
 
+/** The stack's state changed while the recovery decided: nothing was applied, and a new run decides again. */
+export class RecoveryStateChangedError extends Error {
+  override name = "RecoveryStateChangedError";
+  readonly code = "GENV_RECOVERY_STATE_CHANGED";
+}
+
 interface StateResource {
   urn: string;
   type: string;
@@ -216,6 +222,7 @@ export async function recoverInterruptedDeploy(pulumi: PulumiRunner, options: Re
       say("dry run: nothing changed");
       return report;
     }
+    await ensureStateUnchanged(pulumi, stackArgs, state, stack);
     for (const action of report.actions) if (action.kind === "delete-and-clear") await client.delete(action.id).catch((error: unknown) => (isNotFound(error) ? undefined : Promise.reject(error)));
   } finally {
     if (!options.client) await client.close();
@@ -333,6 +340,21 @@ async function windowStart(pulumi: PulumiRunner, stackArgs: string[], state: Exp
 async function clientFromStack(pulumi: PulumiRunner, stackArgs: string[], env?: NodeJS.ProcessEnv): Promise<EnvironmentsClient> {
   const config = JSON.parse(await pulumi(["config", "--json", "--show-secrets", ...stackArgs])) as Record<string, { value?: string }>;
   return new EnvironmentsClient({ ...stackProviderConfig({ get: (key) => config[key]?.value }), env });
+}
+
+/**
+ * The recovery edits the state it exported first and imports it whole, so a `pulumi` command that
+ * wrote the stack's state meanwhile (an update, a refresh, `pulumi state …`) would be undone by the
+ * import, and whatever it created orphaned: the very loss the recovery is for. Checked just before
+ * anything is applied; the engine's own lock covers the import itself.
+ */
+async function ensureStateUnchanged(pulumi: PulumiRunner, stackArgs: string[], exported: ExportedState, stack: string): Promise<void> {
+  const now = JSON.parse(await pulumi(["stack", "export", ...stackArgs])) as ExportedState;
+  if (isDeepStrictEqual(now.deployment, exported.deployment)) return;
+  throw new RecoveryStateChangedError(
+    `the state of ${stack} changed while genv recover was deciding (another pulumi command wrote it); nothing was changed. ` +
+      `Let that command finish (pulumi cancel --stack ${stack} if it was killed), then run genv recover again.`,
+  );
 }
 
 /** Imports the state with the adopted operations' resources added and every pending operation gone. */

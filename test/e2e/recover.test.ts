@@ -3,7 +3,8 @@
 // then `pulumi cancel`, `genv recover` and `pulumi up` again: exactly the declared environments
 // exist, every one in state, and `destroy` leaves none. Through the dynamic provider and through the
 // plugin; with identical environments in another stack of the same account (never touched); with a
-// stranger's identical environment made meanwhile (refused, named, nothing changed). A killed
+// stranger's identical environment made meanwhile (refused, named, nothing changed); with another
+// pulumi command writing the state while the recovery decides (refused, that write kept). A killed
 // destroy, retried, leaves none; a killed in-place update (the upload), retried, converges; and
 // examples/gitops' `ci/check.sh deploy`, retried, recovers first. The issue's acceptance run (20 environments) is the same shape;
 // these keep the fleets small for a loaded 2-core machine.
@@ -78,7 +79,7 @@ describe("an interrupted deploy (real engine, creates answered 4 s late)", () =>
     (require(path.join(e2e().workspace.root, "node_modules", "pulumi-gemini-environments")) as typeof import("../../index")).recoverStack(stack, options);
 
   /** Kills `pulumi up`, cancels, recovers (`genv recover`, or `recoverStack` given `automation`), runs `up`; checks that no environment is doubled or orphaned. */
-  async function interruptedUpThenRecover(dir: string, stack: string, options: { stranger?: boolean; automation?: Stack } = {}) {
+  async function interruptedUpThenRecover(dir: string, stack: string, options: { stranger?: boolean; concurrentWrite?: boolean; automation?: Stack } = {}) {
     const before = await listIds(e2e().client);
     const held = await stateIds(dir, stack);
     // Killed once the API holds every create (all unanswered): the checkpoint lists them as pending.
@@ -96,6 +97,28 @@ describe("an interrupted deploy (real engine, creates answered 4 s late)", () =>
       expect(refused.output).toMatch(/nothing was changed/);
       expect(JSON.parse(await pulumi(dir, "stack", "export", "--stack", stack)).deployment.pending_operations).toHaveLength(FLEET);
       await genv(dir, "env", "rm", stranger.id);
+    }
+
+    if (options.concurrentWrite) {
+      // Another pulumi command writes the stack's state while the recovery decides (here `pulumi state
+      // protect`, right after the recovery's exports): importing its edited export would undo that write.
+      const pkg = require(path.join(e2e().workspace.root, "node_modules", "pulumi-gemini-environments")) as typeof import("../../index");
+      const real = pkg.pulumiRunner(path.join(e2e().engine.binDir, "pulumi"), dir, env());
+      const provider = (exported.deployment.resources as Array<{ urn: string; type: string }>).find((resource) => resource.type.startsWith("pulumi:providers:"))!.urn;
+      let wrote = false;
+      const racing = async (args: string[]) => {
+        const output = await real(args);
+        if (args.includes("--show-secrets") && !wrote) {
+          wrote = true;
+          await real(["state", "protect", provider, "--yes", "--non-interactive", "--stack", stack]);
+        }
+        return output;
+      };
+      await expect(pkg.recoverInterruptedDeploy(racing, { stack, env: env() })).rejects.toThrow(/changed while genv recover was deciding .*nothing was changed/);
+      const after = JSON.parse(await pulumi(dir, "stack", "export", "--stack", stack));
+      expect(after.deployment.resources.find((resource: { urn: string }) => resource.urn === provider).protect).toBe(true); // the other write stands
+      expect(after.deployment.pending_operations).toHaveLength(FLEET);
+      await pulumi(dir, "state", "unprotect", provider, "--yes", "--stack", stack);
     }
 
     if (options.automation) {
@@ -131,7 +154,7 @@ describe("an interrupted deploy (real engine, creates answered 4 s late)", () =>
       const others = await stateIds(dir, "other");
       expect(others).toHaveLength(FLEET);
 
-      const tree = await interruptedUpThenRecover(dir, "dev", { stranger: true });
+      const tree = await interruptedUpThenRecover(dir, "dev", { stranger: true, concurrentWrite: true });
       // The dynamic provider's host (Pulumi's) exits too, with our provider module loaded into it.
       await expectGone(tree, /cmd[\\/]dynamic-provider/);
 
