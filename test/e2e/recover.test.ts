@@ -74,9 +74,10 @@ describe("an interrupted deploy (real engine, creates answered 4 s late)", () =>
     return tree;
   }
 
+  /** The package as installed in the workspace from its tarball, as a program loads it. */
+  const installedPackage = () => require(path.join(e2e().workspace.root, "node_modules", "pulumi-gemini-environments")) as typeof import("../../index");
   /** Recovery through the installed package's Automation API function, as a program would call it. */
-  const recoverStack = (stack: Stack, options: { dryRun?: boolean } = {}): Promise<{ applied: boolean; lines: string[] }> =>
-    (require(path.join(e2e().workspace.root, "node_modules", "pulumi-gemini-environments")) as typeof import("../../index")).recoverStack(stack, options);
+  const recoverStack = (stack: Stack, options: { dryRun?: boolean } = {}): Promise<{ applied: boolean; lines: string[] }> => installedPackage().recoverStack(stack, options);
 
   /** Kills `pulumi up`, cancels, recovers (`genv recover`, or `recoverStack` given `automation`), runs `up`; checks that no environment is doubled or orphaned. */
   async function interruptedUpThenRecover(dir: string, stack: string, options: { stranger?: boolean; concurrentWrite?: boolean; automation?: Stack } = {}) {
@@ -102,7 +103,7 @@ describe("an interrupted deploy (real engine, creates answered 4 s late)", () =>
     if (options.concurrentWrite) {
       // Another pulumi command writes the stack's state while the recovery decides (here `pulumi state
       // protect`, right after the recovery's exports): importing its edited export would undo that write.
-      const pkg = require(path.join(e2e().workspace.root, "node_modules", "pulumi-gemini-environments")) as typeof import("../../index");
+      const pkg = installedPackage();
       const real = pkg.pulumiRunner(path.join(e2e().engine.binDir, "pulumi"), dir, env());
       const provider = (exported.deployment.resources as Array<{ urn: string; type: string }>).find((resource) => resource.type.startsWith("pulumi:providers:"))!.urn;
       let wrote = false;
