@@ -11,7 +11,7 @@ import { spawn } from "node:child_process";
 import { existsSync, promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { findBwrap, giveToSandbox, runInSandbox, sandboxHooks, sandboxOwner } from "../emulator/sandbox";
+import { findBwrap, giveToSandbox, removeHostView, runInSandbox, sandboxHooks, sandboxOwner } from "../emulator/sandbox";
 import { runHooks } from "../hooks/runtime";
 import { HooksConfig } from "../hooks/schema";
 import { EnvironmentsClient } from "../sdk/client";
@@ -121,6 +121,7 @@ export async function benchHooks(): Promise<Comparison[]> {
     return rows;
   } finally {
     await fs.rm(root, { recursive: true, force: true });
+    await removeHostView(root);
   }
 }
 

@@ -2,9 +2,12 @@
  * The sandbox's mount layout and the bookkeeping that keeps the environment tree clean.
  *
  * The tree is bind-mounted read-write at `/`, so every mount bwrap stacks on top of it (`/usr`,
- * `/proc`, …) needs a mount-point directory *inside the tree*. We let bwrap create those and remove
- * them again after the call (only while they are empty, and only at the reserved names); calls on a
- * tree run in its exclusive section (`confine/exclusive.ts`, in bwrap.ts) so that one call's clean-up never runs while another call still has them mounted.
+ * `/proc`, …) needs a mount-point directory at `/`. As root, the tree is shown through an overlay
+ * whose lower layer holds those directories (`_host-view.ts`), so nothing is made in the tree. Bound
+ * directly, bwrap makes them *inside the tree*, and we remove them again after the call (only while
+ * they are empty, and only at the reserved names); calls on a tree run in its exclusive section
+ * (`confine/exclusive.ts`, in bwrap.ts) so that one call's clean-up never runs while another call
+ * still has them mounted.
  * Binding the tree's top-level entries one by one onto a tmpfs `/` would avoid the mount points but
  * lose every new top-level file or directory the agent creates (`echo > /main2.py`), so we don't.
  */
@@ -21,6 +24,13 @@ const SYSTEM_DIRS = ["usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32"] as
  * tree they must be absent or directories (a source targeted at `etc/x` is shadowed during calls).
  */
 export const RESERVED_TOP_LEVEL: readonly string[] = [...SYSTEM_DIRS, "proc", "dev", "tmp", "etc"];
+
+let mountedOver: readonly string[] | undefined;
+
+/** The top-level names this host's sandbox mounts over: `RESERVED_TOP_LEVEL` less the system directories it lacks. */
+export function mountPointNames(): readonly string[] {
+  return (mountedOver ??= RESERVED_TOP_LEVEL.filter((name) => !(SYSTEM_DIRS as readonly string[]).includes(name) || existsSync(`/${name}`)));
+}
 
 /** uid/gid the command runs as inside the sandbox's user namespace (mapped to the emulator's own). */
 export const SANDBOX_UID = 1000;
@@ -65,7 +75,7 @@ export interface Layout {
 export function mountArgs(layout: Layout): string[] {
   const args = ["--bind", layout.treeSource, "/"];
   for (const relative of layout.readOnly) args.push("--ro-bind", path.join(layout.treeSource, relative), `/${relative}`);
-  for (const dir of SYSTEM_DIRS) if (existsSync(`/${dir}`)) args.push("--ro-bind", `/${dir}`, `/${dir}`);
+  for (const dir of SYSTEM_DIRS) if (mountPointNames().includes(dir)) args.push("--ro-bind", `/${dir}`, `/${dir}`);
   args.push("--proc", "/proc", "--dev", "/dev", "--size", String(layout.tmpBytes), "--perms", "1777", "--tmpfs", "/tmp");
   // A minimal /etc: generated passwd/group/hosts, the loader cache and the alternatives symlinks
   // (e.g. /usr/bin/awk → /etc/alternatives/awk). Nothing else of the host's /etc. A prepared one is

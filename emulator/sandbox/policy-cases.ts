@@ -14,6 +14,7 @@ import type { HooksTestCase } from "../../hooks/cases";
 import { runInSandbox } from "./bwrap";
 import { sandboxHooks } from "./hooks";
 import { giveToSandbox } from "./_identity";
+import { removeHostView } from "./_host-view";
 
 export { HooksTestCase, HooksTestCases } from "../../hooks/cases";
 
@@ -35,16 +36,25 @@ export async function runCases(hooks: HooksUnderTest, cases: readonly HooksTestC
   if (cases.length > 0) await assertSandboxRuns();
   const verdicts: HooksVerdict[] = [];
   for (const testCase of cases) {
-    const root = mkdtempSync(path.join(os.tmpdir(), "genv-hooks-test-"));
-    try {
-      await buildTree(root, hooks);
-      await giveToSandbox(root);
-      verdicts.push(await runCase(root, testCase, environmentId));
-    } finally {
-      await fs.rm(root, { recursive: true, force: true });
-    }
+    verdicts.push(await inThrowawayTree("genv-hooks-test-", (root) => buildTree(root, hooks), (root) => runCase(root, testCase, environmentId)));
   }
   return verdicts;
+}
+
+/**
+ * `run` over a fresh tree in the temporary directory that `build` fills, given to the sandbox; the
+ * tree and what the sandbox kept beside it (its host view, as root) are removed after.
+ */
+async function inThrowawayTree<T>(prefix: string, build: (root: string) => Promise<void>, run: (root: string) => Promise<T>): Promise<T> {
+  const root = mkdtempSync(path.join(os.tmpdir(), prefix));
+  try {
+    await build(root);
+    await giveToSandbox(root);
+    return await run(root);
+  } finally {
+    await fs.rm(root, { recursive: true, force: true });
+    await removeHostView(root);
+  }
 }
 
 export function caseName(testCase: HooksTestCase, index: number): string {
@@ -98,14 +108,10 @@ let sandboxRuns: Promise<void> | undefined;
 
 /** Runs `/bin/true` in a sandbox once per process; rejects with `SandboxUnavailableError` when it cannot. */
 function assertSandboxRuns(): Promise<void> {
-  sandboxRuns ??= (async () => {
-    const root = mkdtempSync(path.join(os.tmpdir(), "genv-sandbox-probe-"));
-    try {
-      await giveToSandbox(root);
-      await runInSandbox({ root, argv: ["/bin/true"], timeoutMs: 10_000 });
-    } finally {
-      await fs.rm(root, { recursive: true, force: true });
-    }
-  })();
+  sandboxRuns ??= inThrowawayTree(
+    "genv-sandbox-probe-",
+    async () => undefined,
+    async (root) => void (await runInSandbox({ root, argv: ["/bin/true"], timeoutMs: 10_000 })),
+  );
   return sandboxRuns;
 }

@@ -3,6 +3,7 @@ import { mkdtempSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node
 import * as os from "node:os";
 import * as path from "node:path";
 import { giveToSandboxSync } from "./sandbox-owner";
+import { removeHostView } from "../../emulator/sandbox";
 
 const made: string[] = [];
 
@@ -32,6 +33,9 @@ export function listTree(root: string): string[] {
     .sort();
 }
 
-afterAll(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+afterAll(async () => {
+  for (const dir of made.splice(0)) {
+    rmSync(dir, { recursive: true, force: true });
+    await removeHostView(dir); // what the sandbox keeps beside a tree, as root
+  }
 });

@@ -2,7 +2,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { sandboxHooks } from "../../../emulator/sandbox";
+import { removeHostView, sandboxHooks } from "../../../emulator/sandbox";
 import { executeWithHooks, type ToolCall, type ToolCallResult } from "../../../hooks/runtime";
 import { runTool } from "../../../emulator/sandbox";
 import type { HooksConfigInput } from "../../../hooks/schema";
@@ -57,6 +57,9 @@ export async function execute(
   );
 }
 
-afterAll(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+afterAll(async () => {
+  for (const dir of made.splice(0)) {
+    rmSync(dir, { recursive: true, force: true });
+    await removeHostView(dir); // what the sandbox keeps beside a tree, as root
+  }
 });
