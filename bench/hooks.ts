@@ -4,6 +4,8 @@
  * sandbox sees — not a version-manager shim on PATH); and the whole `:executeTool` round trip over
  * HTTP (code_execution `echo hi` behind the gate) against doing the same two things bare.
  *
+ * Each side and its baseline run alternately (medians of 21 each), so that both see the same machine.
+ *
  * The goal for a hook is an absolute one — at most 10 ms above bare — so the row's name carries the
  * difference and `target` is that goal as a ratio of this run's baseline.
  */
@@ -15,7 +17,7 @@ import { findBwrap, giveToSandbox, removeHostView, runInSandbox, sandboxHooks, s
 import { runHooks } from "../hooks/runtime";
 import { HooksConfig } from "../hooks/schema";
 import { EnvironmentsClient } from "../sdk/client";
-import { medianMs, startServeProcess, type Comparison } from "./_measure";
+import { interleavedMedians, startServeProcess, type Comparison } from "./_measure";
 
 const RUNS = 21;
 const PYTHON = "/usr/bin/python3";
@@ -51,8 +53,7 @@ export async function benchHooks(): Promise<Comparison[]> {
     const bare = () => run(PYTHON, [script], stdin);
     await viaRuntime(); // warm caches on both sides
     await bare();
-    const hook = await medianMs(RUNS, viaRuntime);
-    const hookBare = await medianMs(RUNS, bare);
+    const [hook, hookBare] = await interleavedMedians(RUNS, viaRuntime, bare);
     const extra = hook - hookBare;
     rows.push({
       name: `pre hook, runtime+sandbox (+${extra.toFixed(1)} ms; goal ≤+${HOOK_GOAL_MS})`,
@@ -75,8 +76,7 @@ export async function benchHooks(): Promise<Comparison[]> {
         run(findBwrap(), ["--unshare-all", "--die-with-parent", "--new-session", "--bind", rootsTree, "/", ...systemBinds, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--uid", "1000", "--gid", "1000", "--cap-drop", "ALL", "/bin/true"], "");
       await sandboxed();
       await asRoot();
-      const call = await medianMs(RUNS, sandboxed);
-      const before = await medianMs(RUNS, asRoot);
+      const [call, before] = await interleavedMedians(RUNS, sandboxed, asRoot);
       await fs.rm(rootsTree, { recursive: true, force: true });
       rows.push({
         name: `sandbox call /bin/true, as root (+${(call - before).toFixed(1)} ms)`,
@@ -101,8 +101,7 @@ export async function benchHooks(): Promise<Comparison[]> {
         if (result.output !== "hi\n") throw new Error(`unexpected result ${JSON.stringify(result)}`);
       };
       await roundTrip();
-      const viaApi = await medianMs(RUNS, roundTrip);
-      const bareBoth = await medianMs(RUNS, async () => {
+      const [viaApi, bareBoth] = await interleavedMedians(RUNS, roundTrip, async () => {
         await run(PYTHON, [script], stdin);
         await run("/bin/bash", ["-c", "echo hi"], "");
       });
