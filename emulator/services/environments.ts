@@ -44,8 +44,23 @@ export interface ServiceOptions extends SourceOptions {
 /** Echoed specs one ListEnvironments page holds at most (more than one environment's worth ends it). */
 export const MAX_PAGE_BYTES = 64 * 1024 * 1024; // 64 MiB
 
+/**
+ * Seconds already formatted. A listing of 10,000 files formats 20,000 times, mostly a handful of
+ * distinct seconds, and formatting each took 16 ms of a 40 ms listing (bench api).
+ */
+const formattedSeconds = new Map<number, string>();
+const FORMATTED_SECONDS_KEPT = 4096;
+
+/** `ms` since the epoch as the API's timestamps: RFC 3339 in UTC, whole seconds (`2026-12-01T00:00:00Z`). */
 export function isoSeconds(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+  const seconds = Math.floor(ms / 1000);
+  let text = formattedSeconds.get(seconds);
+  if (text === undefined) {
+    text = new Date(seconds * 1000).toISOString().replace(/\.000Z$/, "Z");
+    if (formattedSeconds.size >= FORMATTED_SECONDS_KEPT) formattedSeconds.clear();
+    formattedSeconds.set(seconds, text);
+  }
+  return text;
 }
 
 export class EnvironmentsService {
