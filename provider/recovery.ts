@@ -179,7 +179,7 @@ const execFileAsync = promisify(execFile);
  */
 export async function recoverInterruptedDeploy(pulumi: PulumiRunner, options: RecoverOptions = {}): Promise<RecoveryReport> {
   const stackArgs = options.stack ? ["--stack", options.stack] : [];
-  const state = JSON.parse(await pulumi(["stack", "export", ...stackArgs])) as ExportedState;
+  const state = await exportedState(pulumi, stackArgs);
   const stack = options.stack ?? (await pulumi(["stack", "--show-name", ...stackArgs])).trim();
   const operations = state.deployment.pending_operations ?? [];
   const pending: Record<string, number> = {};
@@ -206,7 +206,7 @@ export async function recoverInterruptedDeploy(pulumi: PulumiRunner, options: Re
   }
 
   // The inputs in plain text, to compare with what the API echoes (in memory only).
-  const revealed = JSON.parse(await pulumi(["stack", "export", "--show-secrets", ...stackArgs])) as ExportedState;
+  const revealed = await exportedState(pulumi, ["--show-secrets", ...stackArgs]);
   const inputsOf = new Map((revealed.deployment.pending_operations ?? []).map((operation) => [operation.resource.urn, reveal(operation.resource.inputs ?? {}) as Record<string, unknown>]));
   const held = await heldIds(pulumi, stack, state);
   const from = await windowStart(pulumi, stackArgs, state);
@@ -307,6 +307,11 @@ async function decideCredentials(client: EnvironmentsClient, operations: Pending
 // What the backend knows
 // ---------------------------------------------------------------------------------------------
 
+/** A stack's state as `pulumi stack export` gives it; `args` e.g. `["--stack", name]`, `"--show-secrets"`. */
+async function exportedState(pulumi: PulumiRunner, args: string[]): Promise<ExportedState> {
+  return JSON.parse(await pulumi(["stack", "export", ...args])) as ExportedState;
+}
+
 /** The ids of our resources in this stack's state and in every other stack of the project on this backend. */
 async function heldIds(pulumi: PulumiRunner, stack: string, state: ExportedState): Promise<Set<string>> {
   const held = new Set<string>();
@@ -318,7 +323,7 @@ async function heldIds(pulumi: PulumiRunner, stack: string, state: ExportedState
   for (const { name } of stacks) {
     if (name === stack || name.endsWith(`/${stack}`)) continue;
     // Ids are never secret: the other stacks are read without their passphrases.
-    collect((JSON.parse(await pulumi(["stack", "export", "--stack", name])) as ExportedState).deployment);
+    collect((await exportedState(pulumi, ["--stack", name])).deployment);
   }
   return held;
 }
@@ -349,7 +354,7 @@ async function clientFromStack(pulumi: PulumiRunner, stackArgs: string[], env?: 
  * anything is applied; the engine's own lock covers the import itself.
  */
 async function ensureStateUnchanged(pulumi: PulumiRunner, stackArgs: string[], exported: ExportedState, stack: string): Promise<void> {
-  const now = JSON.parse(await pulumi(["stack", "export", ...stackArgs])) as ExportedState;
+  const now = await exportedState(pulumi, stackArgs);
   if (isDeepStrictEqual(now.deployment, exported.deployment)) return;
   throw new RecoveryStateChangedError(
     `the state of ${stack} changed while genv recover was deciding (another pulumi command wrote it); nothing was changed. ` +
