@@ -5,9 +5,9 @@
  *
  * Loads only `@pulumi/pulumi/provider` and the adapter before the port is out; the Environment core,
  * zod and the HTTP client right after it (warmUp), the rest on the first call that needs it, compiled
- * once into the user's cache on Node.js 22+ (_compile-cache.ts).
+ * once into the user's cache on Node.js 22+ (_compile-cache.ts), which it then keeps bounded.
  */
-import { savingCompiledCode } from "./_compile-cache"; // first: the compile cache is on before anything else loads
+import { pruneCompileCache, savingCompiledCode } from "./_compile-cache"; // first: the compile cache is on before anything else loads
 import { main } from "@pulumi/pulumi/provider";
 import { pluginProvider, warmUp } from "./provider";
 import { serveWithGaps } from "./_server-gaps";
@@ -19,9 +19,10 @@ exitWhenEngineGone(engineAddressOf(process.argv.slice(2)));
 // GENV_PROVIDER_PROFILE (_profile.ts): the component's own part of construct, timed apart from the server's wait for its outputs.
 const provider = savingCompiledCode(profiling ? timedMethods(pluginProvider(), "component", ["construct"]) : pluginProvider());
 serveWithGaps(provider, () => main(provider, process.argv.slice(2))).then(
-  () => {
+  async () => {
     withoutSourceMapSupport();
-    return warmUp();
+    await warmUp();
+    await pruneCompileCache().catch(() => undefined); // a cache it cannot tidy is no reason to fail a deploy
   },
   (error: unknown) => {
     console.error(error);
