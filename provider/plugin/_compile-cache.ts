@@ -22,7 +22,7 @@ import * as nodeModule from "node:module";
 import * as os from "node:os";
 import * as path from "node:path";
 import { aroundCalls } from "./_around-calls";
-import { pruneUnusedCaches } from "./_unused-caches";
+import { pruneUnusedCaches } from "./unused-caches";
 
 const { enableCompileCache, flushCompileCache } = nodeModule as {
   enableCompileCache?: (directory?: string) => unknown;

@@ -2,7 +2,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { PRUNED_STAMP, pruneUnusedCaches, UNUSED_CACHE_MS } from "../../../provider/plugin/_unused-caches";
+import { PRUNED_STAMP, pruneUnusedCaches, UNUSED_CACHE_MS } from "../../../provider/plugin/unused-caches";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const NOW = Date.parse("2026-12-02T12:00:00Z");
