@@ -17,11 +17,12 @@
  * user's to manage, and is left alone.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, utimesSync } from "node:fs";
+import { mkdirSync, utimesSync } from "node:fs";
 import * as nodeModule from "node:module";
 import * as os from "node:os";
 import * as path from "node:path";
 import { aroundCalls } from "./_around-calls";
+import { PACKAGE_ROOT, packageVersion } from "./_package";
 import { pruneUnusedCaches } from "./unused-caches";
 
 const { enableCompileCache, flushCompileCache } = nodeModule as {
@@ -38,17 +39,16 @@ if (enabled) {
   enableCompileCache(process.env.NODE_COMPILE_CACHE || ownDirectory);
 }
 
-/** `<version>-<hash of the install path>` of this plugin: the package three levels above dist/provider/plugin. */
+/** `<version>-<hash of the install path>` of this plugin. */
 function installationName(): string {
-  const packageRoot = path.resolve(__dirname, "..", "..", "..");
   let version = "unknown";
   try {
-    const declared = (JSON.parse(readFileSync(path.join(packageRoot, "package.json"), "utf8")) as { version?: unknown }).version;
+    const declared: unknown = packageVersion();
     if (typeof declared === "string" && /^[\w.+-]+$/.test(declared)) version = declared;
   } catch {
     // a version is only part of the name
   }
-  return `${version}-${createHash("sha256").update(packageRoot).digest("hex").slice(0, 12)}`;
+  return `${version}-${createHash("sha256").update(PACKAGE_ROOT).digest("hex").slice(0, 12)}`;
 }
 
 /** A started plugin's mark on its version's directory: its time is when a plugin last started from it. */

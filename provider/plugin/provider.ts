@@ -8,7 +8,7 @@
  *
  * Cores load on first use, so that start-up loads only what serving needs (bench fleet measures it).
  */
-import { promises as fs, readFileSync } from "node:fs";
+import { promises as fs } from "node:fs";
 import * as path from "node:path";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import type * as pulumi from "@pulumi/pulumi/provider";
@@ -16,9 +16,7 @@ import { CONFIG_NAMESPACE, launchConfig, providerClient, setProviderConfig } fro
 import { partialFailure, replacedProperties, type PropertyChange, type ResourceCore } from "../contracts/resource-core";
 import { conceal, reveal, secret, type Path } from "./_secrets";
 import { profiling, timedMethods } from "./_profile";
-
-/** The package root: `dist/provider/plugin` → `.`, where package.json and schema.json are. */
-const PACKAGE_ROOT = path.resolve(__dirname, "..", "..", "..");
+import { PACKAGE_ROOT, packageVersion } from "./_package";
 
 /** A property's change as the engine's detailed diff spells it. */
 export type PropertyDiffKind = "add" | "addReplace" | "delete" | "deleteReplace" | "update" | "updateReplace";
@@ -95,7 +93,7 @@ const TIMED_CORES = new Map<string, AnyCore>();
 // ---------------------------------------------------------------------------------------------
 
 export function pluginProvider(): PluginProvider {
-  const version = (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }).version;
+  const version = packageVersion();
   const atLaunch = launchConfig();
   setProviderConfig({}, atLaunch);
 

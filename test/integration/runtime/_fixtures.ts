@@ -1,31 +1,19 @@
 /** Trees with a hooks.json and the sandbox-bound runtime options, for the runtime tests. */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import * as os from "node:os";
+import { readFileSync } from "node:fs";
 import * as path from "node:path";
-import { removeHostView, sandboxHooks } from "../../../emulator/sandbox";
+import { sandboxHooks } from "../../../emulator/sandbox";
 import { executeWithHooks, type ToolCall, type ToolCallResult } from "../../../hooks/runtime";
 import { runTool } from "../../../emulator/sandbox";
 import type { HooksConfigInput } from "../../../hooks/schema";
-import { giveToSandboxSync } from "../../support/sandbox-owner";
+import { makeTree } from "../../support/trees";
 
 export const REPO = path.resolve(__dirname, "../../..");
 export const SECURITY_GATE = path.join(REPO, "examples/security-gate/hooks-scripts/gate.py");
 export const PRIVACY_GATE = path.join(REPO, "examples/privacy-gate/hooks-scripts/check_privacy.py");
 
-const made: string[] = [];
-
 /** A tree holding `.agents/hooks.json` (when given; a string is written as is) and `files`. */
 export function hooksTree(hooks: HooksConfigInput | string | undefined, files: Record<string, string> = {}): string {
-  const root = mkdtempSync(path.join(os.tmpdir(), "genv-runtime-"));
-  made.push(root);
-  const all = { ...files };
-  if (hooks !== undefined) all[".agents/hooks.json"] = typeof hooks === "string" ? hooks : JSON.stringify(hooks);
-  for (const [rel, content] of Object.entries(all)) {
-    mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-    writeFileSync(path.join(root, rel), content);
-  }
-  giveToSandboxSync(root);
-  return root;
+  return makeTree(hooks === undefined ? files : { ...files, ".agents/hooks.json": typeof hooks === "string" ? hooks : JSON.stringify(hooks) });
 }
 
 /**
@@ -56,10 +44,3 @@ export async function execute(
     sandboxHooks(root),
   );
 }
-
-afterAll(async () => {
-  for (const dir of made.splice(0)) {
-    rmSync(dir, { recursive: true, force: true });
-    await removeHostView(dir); // what the sandbox keeps beside a tree, as root
-  }
-});
