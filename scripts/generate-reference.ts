@@ -79,7 +79,11 @@ export const REFERENCE_EXAMPLES: Record<string, { name: string; properties: Json
   },
 };
 
-const CHANGE: Record<NonNullable<PropertyMeta["change"]>, string> = { replace: "replaces", update: "updates in place" };
+const CHANGE: Record<NonNullable<PropertyMeta["change"]>, string> = {
+  replace: "replaces",
+  update: "updates in place",
+  updateOrReplace: "updates in place where it can (edited or added inline files), else replaces",
+};
 
 // ---------------------------------------------------------------------------------------------
 // Names in each language

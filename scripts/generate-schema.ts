@@ -1,7 +1,7 @@
 /**
  * Generates `schema.json`, the Pulumi package schema of every resource, component and type, from the
  * zod schemas (the single source of truth): structure, descriptions (`.meta({description})`) and the
- * properties' secrets through `z.toJSONSchema`; `replaceOnChanges` from the properties' `change`.
+ * properties' secrets through `z.toJSONSchema`; each input's `willReplaceOnChanges` from its `change`.
  * `npm run schema` rewrites the file; a test fails when the committed file drifts.
  *
  * Mapping (JSON Schema → Pulumi schema):
@@ -85,14 +85,11 @@ export function generateSchema(root: string = repositoryRoot()): Json {
 
   const resources: Record<string, Json> = {};
   for (const [name, inputs, , options] of RESOURCES) {
-    const replaceOnChanges = propertiesOf(inputs)
-      .filter(([, meta]) => meta.change === "replace")
-      .map(([property]) => property);
+    const replacing = new Set(propertiesOf(inputs).filter(([, meta]) => meta.change === "replace").map(([property]) => property));
     resources[token(name)] = {
       ...options,
       description: json[`$${name}Inputs`]?.description,
-      ...resource(convert, `$${name}Inputs`, `$${name}Outputs`),
-      ...(replaceOnChanges.length > 0 && { replaceOnChanges }),
+      ...resource(convert, `$${name}Inputs`, `$${name}Outputs`, replacing),
     };
   }
 
@@ -172,9 +169,11 @@ export function schemaText(root?: string): string {
   return `${JSON.stringify(generateSchema(root), null, 2)}\n`;
 }
 
-function resource(convert: Converter, inputs: string, outputs: string): Json {
+/** A resource's properties; those in `replacing` are marked `willReplaceOnChanges`, as inputs and as outputs. */
+function resource(convert: Converter, inputs: string, outputs: string, replacing: ReadonlySet<string>): Json {
   const inputType = convert.type(inputs);
   const outputType = convert.type(outputs);
+  for (const property of replacing) (inputType.properties as Record<string, Json>)[property]!.willReplaceOnChanges = true;
   return {
     properties: { ...(outputType.properties as Json), ...(inputType.properties as Json) },
     required: outputType.required ?? [],

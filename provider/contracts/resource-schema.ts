@@ -24,8 +24,13 @@ export interface PropertyMeta {
   toWire?: (value: never) => unknown;
   /** The declared form of the API's value (the inverse of `toWire`): what an import declares. */
   fromWire?: (value: never) => unknown;
-  /** What a change of this input does: `replace` the resource or `update` it in place; none: nothing. */
-  change?: "replace" | "update";
+  /**
+   * What a change of this input does: `replace` the resource, `update` it in place, or
+   * `updateOrReplace`: in place where the core can apply it so (an Environment's edited or added
+   * inline sources), else a replacement; none: nothing. Only `replace` is schema.json's
+   * `willReplaceOnChanges`: a property that may update in place is not marked.
+   */
+  change?: "replace" | "update" | "updateOrReplace";
   /** Secret whatever its origin: the API never returns it, and the state holds it encrypted. */
   secret?: boolean;
   /** Credential fields: the credential types that use it. */

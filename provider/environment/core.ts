@@ -110,7 +110,8 @@ export const environmentCore: ResourceCore<EnvironmentInputs, EnvironmentOutputs
       if (change === undefined) continue;
       // An omitted input means its `absent` value (mode: on_demand): declaring that is no change.
       const [old, now] = [olds[property] ?? absent, news[property] ?? absent];
-      const replace = change === "replace" && !(property === "sources" && sourcesInPlace);
+      // Only sources may update or replace: inline-files.ts says which (sourcesInPlace).
+      const replace = change === "replace" || (change === "updateOrReplace" && !sourcesInPlace);
       addChanges(diff, declaredChanges(meta, old, now, property), { replace, input: true });
     }
     // Hook files refresh found rewritten: uploading the declared content restores them.

@@ -76,7 +76,7 @@ export const EnvironmentInputs = z
       description:
         "What to put into the environment. Editing an inline source's content, or adding inline sources at the end, uploads the files and keeps the environment (see `updateStrategy`); any other change replaces it: the API cannot remove a file.",
       wire: "sources",
-      change: "replace",
+      change: "updateOrReplace",
     }),
     network: NetworkDeclared.optional().meta({
       description: "Egress policy: omitted (all egress allowed), `{allowlist: [...]}` or `{disabled: true}`. Any change replaces the environment.",

@@ -3,10 +3,12 @@
 // to the engine's version. It writes nothing of its own: every file comes from GeneratePackage.
 //
 // Usage: sdkgen SCHEMA_JSON OUT_DIR   (writes OUT_DIR/python and OUT_DIR/go, replacing them)
+//
+// The schema is read strictly (strict.go): a key Pulumi's schema package does not know fails here,
+// where Pulumi itself would drop it silently and every SDK and the registry would miss what it says.
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -35,8 +37,8 @@ func run(schemaPath, outDir string) error {
 	if err != nil {
 		return err
 	}
-	var spec schema.PackageSpec
-	if err := json.Unmarshal(text, &spec); err != nil {
+	spec, err := readStrictly(text)
+	if err != nil {
 		return fmt.Errorf("%s: %w", schemaPath, err)
 	}
 	// Each generator binds the package anew: ImportLanguages keeps the first language importers it

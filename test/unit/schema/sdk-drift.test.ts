@@ -68,3 +68,29 @@ test("the SDKs carry the package's version and identity", () => {
   // The package's imports of its own internal package use the module's path: the code builds where it is written.
   expect(fs.readFileSync(path.join(out, "go", "geminienvironments", "environment.go"), "utf8")).toContain(`"${modulePath}/geminienvironments/internal"`);
 });
+
+test("a key Pulumi's schema package does not know fails generation, named (Pulumi would drop it, and what it says with it)", async () => {
+  const schema = JSON.parse(fs.readFileSync(path.join(root, "schema.json"), "utf8")) as {
+    resources: Record<string, { inputProperties: Record<string, Record<string, unknown>>; [key: string]: unknown }>;
+    language: Record<string, Record<string, unknown>>;
+  };
+  const credential = schema.resources["gemini-environments:index:Credential"]!;
+  credential.replaceOnChanges = ["type"];
+  credential.inputProperties.type!.willReplaceOnChange = true;
+  schema.language.python!.packagename = "typo";
+  const file = path.join(out, "unknown-keys.json");
+  fs.writeFileSync(file, JSON.stringify(schema));
+  const { stdout: sdkgen } = await promisify(execFile)(path.join(root, "scripts", "generate-sdks"), ["--build"]);
+  const failure = await promisify(execFile)(sdkgen.trim(), [file, path.join(out, "unknown-keys-sdks")]).then(
+    () => undefined,
+    (error: { stderr: string }) => error,
+  );
+  expect(failure?.stderr).toContain("keys Pulumi's schema does not know");
+  for (const key of [
+    "resources.gemini-environments:index:Credential.replaceOnChanges",
+    "resources.gemini-environments:index:Credential.inputProperties.type.willReplaceOnChange",
+    "language.python.packagename",
+  ]) {
+    expect(failure?.stderr).toContain(key);
+  }
+});
