@@ -5,6 +5,7 @@
  */
 import { Command, CommanderError } from "commander";
 import * as exec from "./commands/exec";
+import * as envCalls from "./commands/env-calls";
 import * as envCat from "./commands/env-cat";
 import * as envFiles from "./commands/env-files";
 import * as envGet from "./commands/env-get";
@@ -30,7 +31,7 @@ export function buildProgram(): Command {
   policyReport.register(program);
   exec.register(program);
   recover.register(program);
-  for (const command of [envList, envGet, envFiles, envCat, envRm]) command.register(program);
+  for (const command of [envList, envGet, envFiles, envCat, envCalls, envRm]) command.register(program);
   return program;
 }
 

@@ -14,6 +14,7 @@ import { credentialsKeySource } from "./services/credential-cipher";
 import { CredentialsService } from "./services/credentials";
 import { EnvironmentsService } from "./services/environments";
 import { FilesService } from "./services/files";
+import { RecordedCallsService } from "./services/recorded-calls";
 import { ToolCallsService } from "./services/tool-calls";
 import { normaliseGcsEndpoint } from "./sources/gcs";
 import { Store } from "./store";
@@ -141,7 +142,8 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
   });
   const files = new FilesService(service, trees, limits);
   const uploads = new Uploads(service, files, { sessionTtlMs: options.uploadSessionTtlMs, maxBytes: limits.maxBytes, dir: trees.uploadsDir, now });
-  const toolCalls = new ToolCallsService({ environments: service, trees, egress, limits });
+  const recorded = new RecordedCallsService(store, service, now);
+  const toolCalls = new ToolCallsService({ environments: service, trees, egress, limits, recorded });
 
   await trees.init();
   // After a crash: finish the extracts it interrupted, then sweep, then recount what may be stale.
@@ -151,7 +153,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
   await service.recountStale();
   uploads.init();
 
-  const handler = createHandler(routes({ environments: service, files, credentials, uploads, toolCalls }), {
+  const handler = createHandler(routes({ environments: service, files, credentials, uploads, toolCalls, recorded }), {
     apiKeys: new Set(options.apiKeys),
     maxBodyBytes: options.maxBodyBytes ?? EMULATOR_DEFAULTS.maxBodyBytes,
     onRequest: options.onRequest,

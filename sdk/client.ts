@@ -33,6 +33,8 @@ import {
   ExecuteToolResponse,
   ListEnvironmentFilesResponse,
   ListEnvironmentsResponse,
+  ListToolCallsResponse,
+  type RecordedToolCall,
   type ToolCall,
   UploadEnvironmentFileResponse,
 } from "./schemas";
@@ -287,6 +289,27 @@ export class EnvironmentsClient {
     const path = `/environments/${environmentSegment(environment, "environment")}:executeTool`;
     const response = await this.#send("create", "POST", path, options, JSON.stringify(parsed.data));
     return parse(ExecuteToolResponse, response, "ExecuteTool");
+  }
+
+  /**
+   * One page of the calls the emulator executed in an environment, oldest first, from `since` (RFC
+   * 3339) on (`GET …/environments/{id}/toolCalls`, local emulator only: the hosted service answers 404).
+   */
+  async listToolCalls(params: { environment: string; since?: string; pageSize?: number; pageToken?: string }, options?: CallOptions): Promise<ListToolCallsResponse> {
+    const query = queryString([
+      ["since", params.since],
+      ["page_size", pageSize(params.pageSize)],
+      ["page_token", params.pageToken],
+    ]);
+    const response = await this.#send("idempotent", "GET", `/environments/${environmentSegment(params.environment, "environment")}/toolCalls${query}`, options);
+    return parse(ListToolCallsResponse, response, "ListToolCalls");
+  }
+
+  /** Every recorded call of an environment from `since` on, page after page. */
+  async *listAllToolCalls(params: { environment: string; since?: string; pageSize?: number }, options?: CallOptions): AsyncGenerator<RecordedToolCall> {
+    for await (const page of pages((pageToken) => this.listToolCalls({ ...params, pageToken }, options))) {
+      yield* page.tool_calls ?? [];
+    }
   }
 
   /** Closes the client's own connections; a `dispatcher` passed in options is left open. */

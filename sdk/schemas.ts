@@ -496,3 +496,32 @@ export const ExecuteToolResponse = z.object({
   hooks: z.array(HookRun),
 });
 export type ExecuteToolResponse = z.infer<typeof ExecuteToolResponse>;
+
+// ---------------------------------------------------------------------------------------------
+// Emulator extension: recorded tool calls (`GET /{v}/environments/{id}/toolCalls`)
+//
+// The calls `:executeTool` executed, as hook payloads (spec/HOOKS.md) with the pre hooks' verdict:
+// what `genv hooks diff --calls` replays. The hosted service answers 404.
+// ---------------------------------------------------------------------------------------------
+
+/** One executed call: the hook payload, its pre hooks' decision and reason, when. */
+export const RecordedToolCall = z.object({
+  /** As the hooks saw it; without `args` when they were too large to keep (`args_omitted`). */
+  tool_call: z.object({ name: z.string(), args: z.record(z.string(), z.unknown()).optional() }),
+  environment_id: z.string(),
+  decision: z.enum(["allow", "deny"]),
+  reason: z.string().optional(),
+  /** The tool's error result when it ran and failed (the post payload's `error`). */
+  error: z.string().optional(),
+  /** When the call was executed: RFC 3339 with milliseconds. */
+  time: z.string(),
+  /** The call's `args` were over the size the emulator keeps per call, and are not recorded. */
+  args_omitted: z.boolean().optional(),
+});
+export type RecordedToolCall = z.infer<typeof RecordedToolCall>;
+
+export const ListToolCallsResponse = z.object({
+  tool_calls: z.array(RecordedToolCall).optional(),
+  next_page_token: z.string().optional(),
+});
+export type ListToolCallsResponse = z.infer<typeof ListToolCallsResponse>;

@@ -10,7 +10,7 @@
  * | `rate` | share of requests that get a fault, 0–1 | required |
  * | `seed` | seed of the generator: the same seed and the same request order give the same faults | 1 |
  * | `kinds` | `+`-separated: `429`, `503`, `500`, `reset-before`, `reset-after`, `slow` | all six |
- * | `routes` | `+`-separated: `create`, `list`, `get`, `delete`, `files`, `download`, `upload`, `tool`, `credentials` | all |
+ * | `routes` | `+`-separated: `create`, `list`, `get`, `delete`, `files`, `download`, `upload`, `tool`, `calls`, `credentials` | all |
  * | `retry-after` | seconds in the `Retry-After` of a 429 or 503 | 1 |
  * | `delay` | how late a `slow` answer comes, e.g. `30s`, `1500ms` | 30s |
  *

@@ -14,12 +14,13 @@ import { HttpError, invalidArgument } from "../errors";
 import type { CredentialsService } from "../services/credentials";
 import type { EnvironmentsService } from "../services/environments";
 import type { FilesService } from "../services/files";
+import type { RecordedCallsService } from "../services/recorded-calls";
 import type { ToolCallsService } from "../services/tool-calls";
 import { boolParam, decodeSegment, intParam, type RouteContext } from "./_request";
 import type { Uploads } from "./uploads";
 
 /** The operations, as a route names them: what `--faults routes=` selects. */
-export const ROUTE_NAMES = ["create", "list", "get", "delete", "files", "download", "upload", "tool", "credentials"] as const;
+export const ROUTE_NAMES = ["create", "list", "get", "delete", "files", "download", "upload", "tool", "calls", "credentials"] as const;
 export type RouteName = (typeof ROUTE_NAMES)[number];
 
 export interface Route {
@@ -40,6 +41,7 @@ export interface Services {
   credentials: CredentialsService;
   uploads: Uploads;
   toolCalls: ToolCallsService;
+  recorded: RecordedCallsService;
 }
 
 /** Read size for downloads: 1 MiB chunks move a large file at several times the speed of the 64 KiB default. */
@@ -48,6 +50,7 @@ const DOWNLOAD_CHUNK_BYTES = 1024 * 1024;
 const ENVIRONMENT = /^environments\/(?:environments\/)?([^/:]*)$/;
 const FILES = /^environments\/(?:environments\/)?([^/:]*)\/files(?:\/(.*))?$/;
 const CREDENTIAL = /^credentials\/([^/]*)$/;
+const TOOL_CALLS = /^environments\/(?:environments\/)?([^/:]*)\/toolCalls$/;
 const UPLOAD_START = /^environments\/(?:environments%2F)?([^/]+)\/files(?:\/(.*))?$/i;
 const UPLOAD_CHUNK = /^uploads\/([0-9a-f]{32})$/;
 const VERB = ":executeTool";
@@ -104,7 +107,7 @@ export function routeNameOf(table: readonly Route[], method: string, target: Tar
 }
 
 export function routes(services: Services): Route[] {
-  const { environments, files, credentials, uploads, toolCalls } = services;
+  const { environments, files, credentials, uploads, toolCalls, recorded } = services;
   return [
     { name: "create", method: "POST", path: /^environments$/, handle: async (context) => environments.create(context.owner, await context.readJson()) },
     {
@@ -133,6 +136,13 @@ export function routes(services: Services): Route[] {
         const recursive = boolParam(query, "recursive");
         return files.list(owner, environmentId(id), segments, { recursive, pageSize: intParam(query, "page_size"), pageToken: query.get("page_token") ?? undefined });
       },
+    },
+    {
+      name: "calls",
+      method: "GET",
+      path: TOOL_CALLS,
+      handle: async ({ owner, query }, [id]) =>
+        recorded.list(owner, environmentId(id), { since: query.get("since") || undefined, pageSize: intParam(query, "page_size"), pageToken: query.get("page_token") || undefined }),
     },
     { name: "credentials", method: "POST", path: /^credentials$/, handle: async ({ owner, readJson }) => credentials.create(owner, await readJson()) },
     {

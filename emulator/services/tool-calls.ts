@@ -23,6 +23,8 @@
  * saying so (`environment limit exceeded: …`). Not a 4xx: the tool did run — it printed, it may have
  * called out through egress, what it did inside the limits stays — and a 429 RESOURCE_EXHAUSTED
  * would make clients retry a call that acted.
+ *
+ * Each call the hooks saw is recorded (`recorded-calls.ts`), in the order the calls ran.
  */
 import { executeWithHooks, type ToolCallResult } from "../../hooks/runtime";
 import { atPath, describeIssues } from "../../sdk/issues";
@@ -33,6 +35,7 @@ import type { TreeStore } from "../trees";
 import { exceeds, fileSizeCap, limitMessage, SnapshotCache, undoGrowth, type TreeLimits } from "../trees/budget";
 import { walkTree } from "../trees/snapshot";
 import type { EnvironmentsService } from "./environments";
+import type { RecordedCallsService } from "./recorded-calls";
 
 // Files whose size and inode are remembered across environments (the walk after each one's last
 // call, ≈ 150 bytes a file): a call on a remembered tree walks it once, after the call.
@@ -44,6 +47,8 @@ export interface ToolCallsOptions {
   /** The egress proxy, injected into each call's sandbox. */
   egress: EgressPort;
   limits: TreeLimits;
+  /** Where each executed call is recorded, for replays (`recorded-calls.ts`). */
+  recorded: RecordedCallsService;
 }
 
 export class ToolCallsService {
@@ -113,7 +118,9 @@ export class ToolCallsService {
         throw error;
       }
       const note = await settle();
-      return note ? { ...answer, error: joinErrors(answer.error, note) } : answer;
+      const final = note ? { ...answer, error: joinErrors(answer.error, note) } : answer;
+      this.options.recorded.record(row.id, call, final);
+      return final;
     }).catch((error: unknown) => {
       throw asHttpError(error);
     });

@@ -14,9 +14,17 @@ import {
   type NewCredentialRow,
   type NewEnvironmentRow,
   type NewEnvironmentSpec,
+  type NewToolCallRow,
+  type ToolCallRow,
 } from "./schema";
 
-export type { CredentialRow, EnvironmentRow, EnvironmentSpec, NewCredentialRow, NewEnvironmentRow, NewEnvironmentSpec } from "./schema";
+export type { CredentialRow, EnvironmentRow, EnvironmentSpec, NewCredentialRow, NewEnvironmentRow, NewEnvironmentSpec, NewToolCallRow, ToolCallRow } from "./schema";
+
+/** How many recorded tool calls an environment keeps, and how many bytes of them: the oldest go first. */
+export interface ToolCallBounds {
+  calls: number;
+  bytes: number;
+}
 
 export class Store {
   private readonly db: Database.Database;
@@ -71,6 +79,23 @@ export class Store {
         `UPDATE credentials SET config = ?, secret = ?, update_ms = ? WHERE owner = ? AND id = ?`,
       ),
       deleteCredential: db.prepare<[string, string]>(`DELETE FROM credentials WHERE owner = ? AND id = ?`),
+
+      // Not for an environment deleted while its call ran (its rows went with it).
+      insertToolCall: db.prepare<NewToolCallRow>(
+        `INSERT INTO tool_calls (environment_id, time_ms, tool_call, decision, reason, error, args_omitted, bytes)
+         SELECT @environment_id, @time_ms, @tool_call, @decision, @reason, @error, @args_omitted, @bytes
+         WHERE EXISTS (SELECT 1 FROM environments WHERE id = @environment_id)`,
+      ),
+      toolCallTotals: db.prepare<[string], { calls: number; bytes: number | null }>(
+        `SELECT count(*) AS calls, sum(bytes) AS bytes FROM tool_calls WHERE environment_id = ?`,
+      ),
+      newestToolCalls: db.prepare<[string], Pick<ToolCallRow, "seq" | "bytes">>(
+        `SELECT seq, bytes FROM tool_calls WHERE environment_id = ? ORDER BY seq DESC`,
+      ),
+      dropToolCalls: db.prepare<[string, number]>(`DELETE FROM tool_calls WHERE environment_id = ? AND seq <= ?`),
+      toolCallPage: db.prepare<[string, number, number, number], ToolCallRow>(
+        `SELECT * FROM tool_calls WHERE environment_id = ? AND seq > ? AND time_ms >= ? ORDER BY seq LIMIT ?`,
+      ),
     };
   }
 
@@ -151,6 +176,37 @@ export class Store {
 
   allIds(): Set<string> {
     return new Set(this.statements.ids.all().map((row) => row.id));
+  }
+
+  // ── recorded tool calls ─────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Records a call its environment executed, then drops its oldest calls past `bounds`. The totals
+   * are read from the index (environment, seq, bytes) alone; the rows are walked only when over.
+   */
+  recordToolCall(row: NewToolCallRow, bounds: ToolCallBounds): void {
+    this.transaction(() => {
+      if (this.statements.insertToolCall.run(row).changes === 0) return;
+      const totals = this.statements.toolCallTotals.get(row.environment_id);
+      if (!totals || (totals.calls <= bounds.calls && (totals.bytes ?? 0) <= bounds.bytes)) return;
+      let calls = 0;
+      let bytes = 0;
+      let firstDropped: number | undefined;
+      for (const kept of this.statements.newestToolCalls.iterate(row.environment_id)) {
+        calls += 1;
+        bytes += kept.bytes;
+        if (calls > bounds.calls || bytes > bounds.bytes) {
+          firstDropped = kept.seq;
+          break; // ends the iterator: the connection takes no other statement while one is open
+        }
+      }
+      if (firstDropped !== undefined) this.statements.dropToolCalls.run(row.environment_id, firstDropped);
+    });
+  }
+
+  /** An environment's recorded calls after `afterSeq` and at or after `sinceMs`, oldest first. */
+  toolCallPage(environmentId: string, afterSeq: number, sinceMs: number, limit: number): ToolCallRow[] {
+    return this.statements.toolCallPage.all(environmentId, afterSeq, sinceMs, limit);
   }
 
   // ── credentials ─────────────────────────────────────────────────────────────────────────────────

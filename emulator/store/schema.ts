@@ -70,6 +70,27 @@ export interface CredentialRow {
 
 export type NewCredentialRow = Omit<CredentialRow, "seq">;
 
+/**
+ * A tool call the emulator executed (`:executeTool`): the hook payload's `tool_call` (JSON text, its
+ * `args` left out when too large to keep: `args_omitted`), the pre hooks' decision and reason, when.
+ */
+export interface ToolCallRow {
+  seq: number;
+  environment_id: string;
+  time_ms: number;
+  /** JSON text of `{"name", "args"}`, or of `{"name"}` when `args_omitted`. */
+  tool_call: string;
+  decision: "allow" | "deny";
+  reason: string | null;
+  /** The tool's error result when it ran and failed (the post payload's `error`). */
+  error: string | null;
+  args_omitted: number;
+  /** Bytes the row holds (its texts), what the bound per environment counts. */
+  bytes: number;
+}
+
+export type NewToolCallRow = Omit<ToolCallRow, "seq">;
+
 const TABLES = `
 CREATE TABLE IF NOT EXISTS environments (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -101,6 +122,18 @@ CREATE TABLE IF NOT EXISTS credentials (
   update_ms INTEGER NOT NULL,
   UNIQUE (owner, id)
 );
+CREATE TABLE IF NOT EXISTS tool_calls (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  environment_id TEXT NOT NULL REFERENCES environments (id) ON DELETE CASCADE,
+  time_ms INTEGER NOT NULL,
+  tool_call TEXT NOT NULL,
+  decision TEXT NOT NULL,
+  reason TEXT,
+  error TEXT,
+  args_omitted INTEGER NOT NULL DEFAULT 0,
+  bytes INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS tool_calls_by_environment ON tool_calls (environment_id, seq, bytes);
 `;
 
 /**

@@ -25,7 +25,7 @@ describe("the spec", () => {
   test("defaults: every kind and route, seed 1, Retry-After 1 s, 30 s delay", () => {
     expect(parseFaultSpec("rate=0.2")).toEqual({
       rate: 0.2, seed: 1, kinds: ["429", "503", "500", "reset-before", "reset-after", "slow"],
-      routes: ["create", "list", "get", "delete", "files", "download", "upload", "tool", "credentials"], retryAfterSeconds: 1, delayMs: 30_000,
+      routes: ["create", "list", "get", "delete", "files", "download", "upload", "tool", "calls", "credentials"], retryAfterSeconds: 1, delayMs: 30_000,
     });
     expect(parseFaultSpec("rate=1,seed=7,kinds=429+reset-after,routes=create,retry-after=0,delay=1500ms")).toMatchObject({
       seed: 7, kinds: ["429", "reset-after"], routes: ["create"], retryAfterSeconds: 0, delayMs: 1500,
