@@ -1,15 +1,27 @@
 /**
- * `genv hooks diff --base <dir|git-ref> [--head <dir>] [--path .agents] --cases FILE [--format markdown|json|text]`:
- * what a change to the hooks changes in the decisions, for a pull request. The same cases as
- * `genv hooks test` run against the old hooks and the new ones (each in the sandbox, the tools never
- * run), and every case whose decision or reason changed is reported — and every case that now fails
- * open (a hook crashed, timed out or printed junk) where it did not before.
+ * `genv hooks diff --base <dir|git-ref> [--head <dir>] [--path .agents] (--cases FILE | --calls FILE.jsonl)
+ * [--format markdown|json|text] [--http off|live] [--fail-on any|allow-to-deny|deny-to-allow]`: what a
+ * change to the hooks changes in the decisions, for a pull request.
+ *
+ * `--cases`: the same cases as `genv hooks test` run against the old hooks and the new ones (each in
+ * the sandbox, the tools never run), and every case whose decision or reason changed is reported —
+ * and every case that now fails open (a hook crashed, timed out or printed junk) where it did not before.
+ *
+ * `--calls`: recorded tool calls (hook payloads as JSON lines: `genv env calls`, an audit endpoint)
+ * are replayed through both sides' pre hooks the same way, identical calls once, as many at a time as
+ * the machine has CPUs; the report counts what flips (`_calls-report.ts`). HTTP hooks are not called
+ * unless `--http live`; a call that reaches one is reported as not replayed.
  *
  * A side is laid out like `.agents/`: `hooks.json` and `hooks-scripts/`. `--base` is such a
  * directory, or else a git ref, read at `--path` (default `.agents`) in the repository of the current
  * directory (`git archive`, so the working tree is not touched). `--head` defaults to `--path` in the
- * working tree. Exit 0 when no decision changed, 1 when one did (reason-only changes and new
- * fail-opens are reported but do not fail), 2 for unusable input.
+ * working tree.
+ *
+ * Exit codes: 2 for unusable input. Without `--fail-on`: 1 when a case's decision changed
+ * (reason-only changes and new fail-opens are reported but do not fail), recorded calls only
+ * report (0). With `--fail-on`: 1 when a case or a recorded call flips that way (`any`: either
+ * way), else 2 when a recorded line could not be replayed (malformed, or the sandbox failed on it),
+ * else 0.
  */
 import { execFile } from "node:child_process";
 import { mkdtempSync, promises as fs, statSync } from "node:fs";
@@ -18,20 +30,36 @@ import * as path from "node:path";
 import { promisify } from "node:util";
 import type { Command } from "commander";
 import * as tar from "tar";
+import { replayPreHooks, type ReplayOutcome, type ReplayTask } from "../../emulator/sandbox/policy-cases";
+import { distinctCalls, parseRecordedCalls } from "../../hooks/recorded-calls";
 import type { HooksVerdict } from "../../hooks/runtime";
 import { CLIError } from "../errors";
+import { callsMarkdown, callsReport, callsText, type CallsReport } from "./_calls-report";
+import { describeSide, sideOf, type Side } from "./_decision-side";
+import { readText } from "./_input-files";
+import { liveHttp } from "./_live-http";
 import { hooksCommand } from "./hooks";
 import { caseName, checkHooks, readCases, runCases, type HooksTestCase, type HooksUnderTest } from "./hooks-test";
 
 export type DiffFormat = "markdown" | "json" | "text";
+export type FailOn = "any" | "allow-to-deny" | "deny-to-allow";
+const FAIL_ON: readonly FailOn[] = ["any", "allow-to-deny", "deny-to-allow"];
 
 export interface HooksDiffArgs {
   base: string;
   head?: string;
   /** Where the hooks live inside the repository, for a git ref (and the default head). */
   path?: string;
-  casesFile: string;
+  /** Policy cases, as for `genv hooks test`. */
+  casesFile?: string;
+  /** Recorded calls, one hook payload per line. */
+  callsFile?: string;
   format?: DiffFormat;
+  /** `live`: a replay POSTs to HTTP hooks from this machine; default `off`: they are not called. */
+  http?: "off" | "live";
+  failOn?: FailOn;
+  /** Replays at once; default the machine's CPUs. */
+  concurrency?: number;
   /** The repository a git ref is read from; default the current directory. */
   repo?: string;
 }
@@ -44,35 +72,58 @@ export interface CaseChange {
   changed: Array<"decision" | "reason" | "fails-open">;
 }
 
-interface Side {
-  decision: "allow" | "deny";
-  reason?: string;
-  /** Hooks that failed open, as `group/event: failure`. */
-  failedOpen: string[];
-}
-
-export async function runHooksDiff(args: HooksDiffArgs): Promise<{ output: string; exitCode: number; changes: CaseChange[] }> {
-  const cases = readCases(args.casesFile);
+export async function runHooksDiff(args: HooksDiffArgs): Promise<{ output: string; exitCode: number; changes: CaseChange[]; calls?: CallsReport }> {
+  if (args.casesFile === undefined && args.callsFile === undefined) throw new CLIError("give --cases FILE (policy cases), --calls FILE.jsonl (recorded calls), or both", 2);
+  if (args.failOn !== undefined && !FAIL_ON.includes(args.failOn)) throw new CLIError(`--fail-on: "${args.failOn}" is not one of ${FAIL_ON.join(", ")}`, 2);
+  const cases = args.casesFile === undefined ? undefined : readCases(args.casesFile);
+  const recorded = args.callsFile === undefined ? undefined : parseRecordedCalls(readText(args.callsFile, "calls file"));
   const repo = args.repo ?? process.cwd();
   const where = args.path ?? ".agents";
+  const labels = { base: args.base, head: args.head ?? where };
   const scratch = mkdtempSync(path.join(os.tmpdir(), "genv-hooks-diff-"));
   try {
-    const base = await sideOf(args.base, "--base", { repo, where, scratch });
-    const head = await sideOf(args.head ?? path.join(repo, where), "--head", { repo, where, scratch, directoryOnly: true });
-    const [baseVerdicts, headVerdicts] = [await runCases(base, cases, "env_hooks_diff"), await runCases(head, cases, "env_hooks_diff")];
-    const changes = cases
-      .map((testCase, index) => changeOf(testCase, index, baseVerdicts[index], headVerdicts[index]))
-      .filter((change): change is CaseChange => change !== undefined);
-    const decisionsChanged = changes.some((change) => change.changed.includes("decision"));
-    const output = render(args.format ?? "text", changes, cases.length, { base: args.base, head: args.head ?? where });
-    return { output, exitCode: decisionsChanged ? 1 : 0, changes };
+    const base = await hooksAt(args.base, "--base", { repo, where, scratch });
+    const head = await hooksAt(args.head ?? path.join(repo, where), "--head", { repo, where, scratch, directoryOnly: true });
+    let changes: CaseChange[] = [];
+    if (cases !== undefined) {
+      const [baseVerdicts, headVerdicts] = [await runCases(base, cases, "env_hooks_diff"), await runCases(head, cases, "env_hooks_diff")];
+      changes = cases
+        .map((testCase, index) => changeOf(testCase, index, baseVerdicts[index], headVerdicts[index]))
+        .filter((change): change is CaseChange => change !== undefined);
+    }
+    let calls: CallsReport | undefined;
+    if (recorded !== undefined) {
+      const distinct = distinctCalls(recorded.calls);
+      const tasks: ReplayTask[] = distinct.flatMap((call) => (call.payload ? [{ hooks: base, payload: call.payload }, { hooks: head, payload: call.payload }] : []));
+      const outcomes = await replayPreHooks(tasks, { concurrency: args.concurrency ?? os.availableParallelism(), liveHttp: args.http === "live" ? liveHttp : undefined });
+      let next = 0;
+      const paired = distinct.map((call): { base: ReplayOutcome; head: ReplayOutcome } | undefined => {
+        if (!call.payload) return undefined;
+        next += 2;
+        return { base: outcomes[next - 2], head: outcomes[next - 1] };
+      });
+      calls = callsReport(distinct, paired, recorded.malformed);
+    }
+    const output = render(args.format ?? "text", { changes, cases: cases?.length, calls }, labels);
+    return { output, exitCode: exitCodeOf(changes, calls, args.failOn), changes, ...(calls && { calls }) };
   } finally {
     await fs.rm(scratch, { recursive: true, force: true });
   }
 }
 
+function exitCodeOf(changes: readonly CaseChange[], calls: CallsReport | undefined, failOn: FailOn | undefined): number {
+  const decisionChanges = changes.filter((change) => change.changed.includes("decision"));
+  if (failOn === undefined) return decisionChanges.length > 0 ? 1 : 0;
+  const toDeny = failOn !== "deny-to-allow";
+  const toAllow = failOn !== "allow-to-deny";
+  const caseFlips = decisionChanges.some((change) => (change.head.decision === "deny" ? toDeny : toAllow));
+  const callFlips = calls !== undefined && ((toDeny && calls.summary.allowToDeny > 0) || (toAllow && calls.summary.denyToAllow > 0));
+  if (caseFlips || callFlips) return 1;
+  return calls !== undefined && calls.summary.errors > 0 ? 2 : 0;
+}
+
 /** A side's hooks: a directory, or (not for `--head`) a git ref read at `where`. */
-async function sideOf(spec: string, flag: string, context: { repo: string; where: string; scratch: string; directoryOnly?: boolean }): Promise<HooksUnderTest> {
+async function hooksAt(spec: string, flag: string, context: { repo: string; where: string; scratch: string; directoryOnly?: boolean }): Promise<HooksUnderTest> {
   let dir = spec;
   if (!isDirectory(spec)) {
     if (context.directoryOnly) throw new CLIError(`${flag} ${spec} is not a directory holding hooks.json and hooks-scripts/`, 2);
@@ -103,8 +154,8 @@ async function checkout(ref: string, context: { repo: string; where: string; scr
 }
 
 function changeOf(testCase: HooksTestCase, index: number, base: HooksVerdict, head: HooksVerdict): CaseChange | undefined {
-  const before = sideView(base);
-  const after = sideView(head);
+  const before = sideOf(base);
+  const after = sideOf(head);
   const changed: CaseChange["changed"] = [];
   if (before.decision !== after.decision) changed.push("decision");
   if ((before.reason ?? "") !== (after.reason ?? "")) changed.push("reason");
@@ -112,44 +163,58 @@ function changeOf(testCase: HooksTestCase, index: number, base: HooksVerdict, he
   return changed.length === 0 ? undefined : { name: caseName(testCase, index), base: before, head: after, changed };
 }
 
-function sideView(verdict: HooksVerdict): Side {
-  return {
-    decision: verdict.decision,
-    ...(verdict.reason !== undefined && { reason: verdict.reason }),
-    failedOpen: verdict.hooks.filter((hook) => hook.failure !== undefined).map((hook) => `${hook.group || hook.handler}/${hook.event}: ${hook.failure}`),
-  };
+function render(format: DiffFormat, report: { changes: readonly CaseChange[]; cases?: number; calls?: CallsReport }, labels: { base: string; head: string }): string {
+  const { changes, cases, calls } = report;
+  if (format === "json") {
+    return `${JSON.stringify({ ...labels, ...(cases !== undefined && { cases, changes }), ...calls }, null, 2)}\n`;
+  }
+  const parts: string[] = [];
+  if (cases !== undefined) parts.push(casesReport(format, changes, cases, labels));
+  if (calls !== undefined) parts.push(format === "markdown" ? callsMarkdown(calls, labels) : callsText(calls));
+  return parts.join("\n");
 }
 
-function render(format: DiffFormat, changes: readonly CaseChange[], total: number, labels: { base: string; head: string }): string {
-  if (format === "json") return `${JSON.stringify({ base: labels.base, head: labels.head, cases: total, changes }, null, 2)}\n`;
+function casesReport(format: "markdown" | "text", changes: readonly CaseChange[], total: number, labels: { base: string; head: string }): string {
   const decisions = changes.filter((change) => change.changed.includes("decision")).length;
   const summary = `${total} cases: ${decisions} decision${decisions === 1 ? "" : "s"} changed, ${changes.length - decisions} other change${changes.length - decisions === 1 ? "" : "s"}`;
-  const describe = (side: Side) => `${side.decision}${side.reason !== undefined ? ` (${side.reason})` : ""}${side.failedOpen.length > 0 ? ` — fails open: ${side.failedOpen.join("; ")}` : ""}`;
   if (format === "markdown") {
     const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
     let text = `### Hooks policy diff: \`${labels.base}\` → \`${labels.head}\`\n\n${summary}.\n`;
     if (changes.length === 0) return `${text}\nNo decision, reason or fail-open changed.\n`;
     text += "\n| case | changed | before | after |\n| --- | --- | --- | --- |\n";
-    for (const change of changes) text += `| ${cell(change.name)} | ${change.changed.join(", ")} | ${cell(describe(change.base))} | ${cell(describe(change.head))} |\n`;
+    for (const change of changes) text += `| ${cell(change.name)} | ${change.changed.join(", ")} | ${cell(describeSide(change.base))} | ${cell(describeSide(change.head))} |\n`;
     return text;
   }
   let text = "";
-  for (const change of changes) text += `${change.changed.includes("decision") ? "CHANGED" : "changed"}  ${change.name}  [${change.changed.join(", ")}]\n  before: ${describe(change.base)}\n  after:  ${describe(change.head)}\n`;
+  for (const change of changes) text += `${change.changed.includes("decision") ? "CHANGED" : "changed"}  ${change.name}  [${change.changed.join(", ")}]\n  before: ${describeSide(change.base)}\n  after:  ${describeSide(change.head)}\n`;
   return `${text}${summary}\n`;
 }
 
 export function register(program: Command): void {
   hooksCommand(program)
     .command("diff")
-    .description("run the same policy cases against the old and the new hooks and report what changed (for pull requests)")
+    .description("run the same policy cases, or replay recorded calls, against the old and the new hooks and report what changed (for pull requests)")
     .requiredOption("--base <dir|ref>", "the old hooks: a directory laid out like .agents/ (hooks.json, hooks-scripts/), or a git ref")
     .option("--head <dir>", "the new hooks: a directory like .agents/ (default: --path in the working tree)")
     .option("--path <path>", "where the hooks live in the repository, for a git ref and the default head", ".agents")
-    .requiredOption("--cases <file>", "JSON array of cases, as for genv hooks test")
+    .option("--cases <file>", "JSON array of cases, as for genv hooks test")
+    .option("--calls <file>", "recorded tool calls, one hook payload per line (genv env calls, an audit endpoint), replayed through both sides' pre hooks")
     .option("--format <format>", "markdown (a pull-request comment), json or text", "text")
-    .action(async (options: { base: string; head?: string; path: string; cases: string; format: string }) => {
+    .option("--http <mode>", "off: a replay does not call HTTP hooks (reported as not replayed); live: it POSTs to them from this machine", "off")
+    .option("--fail-on <flip>", "exit 1 when a case or recorded call flips: any, allow-to-deny or deny-to-allow (default: cases' decision changes exit 1, recorded calls only report)")
+    .action(async (options: { base: string; head?: string; path: string; cases?: string; calls?: string; format: string; http: string; failOn?: string }) => {
       if (!["markdown", "json", "text"].includes(options.format)) throw new CLIError(`--format: "${options.format}" is not one of markdown, json, text`, 2);
-      const { output, exitCode } = await runHooksDiff({ base: options.base, head: options.head, path: options.path, casesFile: options.cases, format: options.format as DiffFormat });
+      if (!["off", "live"].includes(options.http)) throw new CLIError(`--http: "${options.http}" is not one of off, live`, 2);
+      const { output, exitCode } = await runHooksDiff({
+        base: options.base,
+        head: options.head,
+        path: options.path,
+        casesFile: options.cases,
+        callsFile: options.calls,
+        format: options.format as DiffFormat,
+        http: options.http as "off" | "live",
+        failOn: options.failOn as FailOn | undefined,
+      });
       process.stdout.write(output);
       if (exitCode !== 0) process.exitCode = exitCode;
     });

@@ -9,8 +9,11 @@
 import { mkdtempSync, promises as fs } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { discoverHooks, executeWithHooks, HOOKS_FILE, runHooks, type HooksVerdict } from "../../hooks/runtime";
+import { discoverHooks, executeWithHooks, HOOKS_FILE, runHooks, type HttpDeliverer, type HooksVerdict } from "../../hooks/runtime";
 import type { HooksTestCase } from "../../hooks/cases";
+import { matches } from "../../hooks/matcher";
+import type { PrePayload } from "../../hooks/recorded-calls";
+import { HooksConfig } from "../../hooks/schema";
 import { runInSandbox } from "./bwrap";
 import { sandboxHooks } from "./hooks";
 import { giveToSandbox } from "./_identity";
@@ -39,6 +42,79 @@ export async function runCases(hooks: HooksUnderTest, cases: readonly HooksTestC
     verdicts.push(await inThrowawayTree("genv-hooks-test-", (root) => buildTree(root, hooks), (root) => runCase(root, testCase, environmentId)));
   }
   return verdicts;
+}
+
+/** One recorded call against one side's hooks. */
+export interface ReplayTask {
+  hooks: HooksUnderTest;
+  payload: PrePayload;
+}
+
+/** A replayed call's pre verdict and the HTTP handlers it reached but did not call; or why it could not run. */
+export type ReplayOutcome = { verdict: HooksVerdict; httpNotCalled: string[] } | { error: string };
+
+/** The failure an HTTP handler that a replay does not call reports. */
+export const HTTP_NOT_REPLAYED = "not replayed: HTTP hooks are called only with --http live";
+
+/**
+ * The pre hooks' verdict on each task's payload, as a case's: each in a throwaway tree of its own, the
+ * command hooks in the sandbox, the tool never run, no post hooks (a replay judges the pre decision).
+ * `concurrency` tasks run at once. HTTP handlers are called through `liveHttp` when given; otherwise
+ * they are not called, fail open, and are listed in `httpNotCalled`. A side none of whose pre rules
+ * matches the tool decides allow without a tree: nothing would run.
+ */
+export async function replayPreHooks(tasks: readonly ReplayTask[], options: { concurrency: number; liveHttp?: HttpDeliverer }): Promise<ReplayOutcome[]> {
+  if (tasks.length > 0) await assertSandboxRuns();
+  const configs = new Map<HooksUnderTest, HooksConfig | undefined>();
+  const configOf = (hooks: HooksUnderTest) => {
+    if (!configs.has(hooks)) configs.set(hooks, parsedConfig(hooks.hooksText));
+    return configs.get(hooks);
+  };
+  const outcomes: ReplayOutcome[] = new Array(tasks.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length) {
+      const index = next++;
+      const { hooks, payload } = tasks[index];
+      const config = configOf(hooks);
+      if (config !== undefined && !anyPreRuleMatches(config, payload.tool_call.name)) {
+        outcomes[index] = { verdict: { decision: "allow", hooks: [] }, httpNotCalled: [] };
+        continue;
+      }
+      outcomes[index] = await inThrowawayTree("genv-hooks-replay-", (root) => buildTree(root, hooks), (root) => replayOne(root, payload, options.liveHttp)).catch(
+        (error: unknown) => ({ error: (error as Error).message }),
+      );
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, tasks.length)) }, worker));
+  return outcomes;
+}
+
+async function replayOne(root: string, payload: PrePayload, liveHttp: HttpDeliverer | undefined): Promise<ReplayOutcome> {
+  const httpNotCalled: string[] = [];
+  const notCalled: HttpDeliverer = async ({ url }) => {
+    httpNotCalled.push(url);
+    return { failure: HTTP_NOT_REPLAYED };
+  };
+  const discovered = await discoverHooks(root);
+  if (discovered.config === undefined) {
+    return { verdict: { decision: "allow", hooks: [{ group: "", event: "pre_tool_execution", handler: HOOKS_FILE, decision: "allow", duration_ms: 0, failure: discovered.failure }] }, httpNotCalled };
+  }
+  const verdict = await runHooks(discovered.config, "pre_tool_execution", payload, { ...sandboxHooks(root), deliverHttp: liveHttp ?? notCalled });
+  return { verdict, httpNotCalled };
+}
+
+function parsedConfig(text: string): HooksConfig | undefined {
+  try {
+    const parsed = HooksConfig.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function anyPreRuleMatches(config: HooksConfig, tool: string): boolean {
+  return Object.values(config).some((group) => group.enabled && (group.pre_tool_execution ?? []).some((rule) => matches(rule.matcher, tool)));
 }
 
 /**
