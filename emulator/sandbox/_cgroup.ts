@@ -17,11 +17,13 @@
  * memory, measured) for as long as any page it was charged for stays cached — every file a call writes
  * into a tree — so one `rmdir` per call would pile up thousands of them. Creating one is cheap
  * (mkdir + limits + rmdir ≈ 0.14 ms on v1, measured), so the pool is about that leak, not speed.
+ * What a killed emulator leaves is swept by the others (`_cgroup-leftovers.ts`).
  */
-import { promises as fs, existsSync, readFileSync, readdirSync, mkdirSync, rmdirSync, writeFileSync } from "node:fs";
+import { promises as fs, existsSync, readFileSync, mkdirSync, rmdirSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { randomBytes } from "node:crypto";
 import { setImmediate as nextTurn } from "node:timers/promises";
+import { newCgroupName, sweepLeftoversNow } from "./_cgroup-leftovers";
 
 type Controller = "pids" | "memory";
 
@@ -50,7 +52,6 @@ interface Slot {
   dirs: SlotDir[];
 }
 
-const PREFIX = "genv-sbx-";
 const MAX_IDLE = 8; // slots kept for reuse; more concurrent calls get fresh ones, removed after
 const DISPOSE_ATTEMPTS = 50; // rmdir tries of a slot, 20 ms apart: about 1 s
 const EMPTY_LIMIT_MS = 1000; // for a call's leftovers to die before its slot is given up
@@ -91,7 +92,6 @@ function hierarchies(): Hierarchy[] {
     if (!hierarchy) continue;
     hierarchy.controllers.forEach((controller) => missing.delete(controller));
     found.push(hierarchy);
-    sweepDead(candidate.dir);
   }
   if (found.length > 0) process.once("exit", removeIdle);
   return found;
@@ -128,18 +128,6 @@ function probe(dir: string, v1: boolean, wanted: Controller[]): Hierarchy | unde
 function limitFile(controller: Controller, v1: boolean): string {
   if (controller === "pids") return "pids.max";
   return v1 ? "memory.limit_in_bytes" : "memory.max";
-}
-
-/** Removes pooled directories that an emulator which is gone left behind (it was killed). */
-function sweepDead(base: string): void {
-  try {
-    for (const name of readdirSync(base)) {
-      const pid = /^genv-sbx-(\d+)-/.exec(name)?.[1];
-      if (pid && !existsSync(`/proc/${pid}`)) rmdirSync(path.join(base, name));
-    }
-  } catch {
-    // busy or unreadable: left alone
-  }
 }
 
 function removeIdle(): void {
@@ -181,6 +169,7 @@ export interface CallCgroup {
  */
 export async function createCallCgroup(limits: { maxPids: number; memoryBytes: number }): Promise<CallCgroup | undefined> {
   if (hierarchies().length === 0) return undefined;
+  sweepLeftoversNow(hierarchies().map((hierarchy) => hierarchy.base));
   let slot = idle.pop();
   if (slot && !(await configure(slot, limits))) {
     await removeSlot(slot);
@@ -215,7 +204,7 @@ export async function createCallCgroup(limits: { maxPids: number; memoryBytes: n
 }
 
 async function newSlot(): Promise<Slot | undefined> {
-  const name = `${PREFIX}${process.pid}-${randomBytes(6).toString("hex")}`;
+  const name = newCgroupName();
   const dirs: SlotDir[] = [];
   for (const hierarchy of hierarchies()) {
     const dir = path.join(hierarchy.base, name);

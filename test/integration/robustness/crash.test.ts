@@ -1,13 +1,17 @@
 /**
  * Crashes: `genv serve` (the built CLI, its own process) killed with SIGKILL at the moments that
  * matter, then started again on the same data directory. Every environment is whole, its counts
- * equal its tree, and nothing a crash left stays behind, in the data directory or outside it.
+ * equal its tree, and nothing a crash left stays behind, in the data directory or outside it (the
+ * per-call cgroups included).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import * as tar from "tar";
+import { memoryCgroupAvailable, pidsCgroupAvailable } from "../../../emulator/sandbox";
+import { describeNeeding } from "../../support/prerequisites";
+import { cgroupBasesOf } from "../../support/cgroups";
 
 const REPO = path.resolve(__dirname, "../../..");
 const GENV = path.join(REPO, "dist/cli/main.js");
@@ -165,3 +169,57 @@ test("killed mid-extract: after the restart the archive is there whole, and the 
   }
   throw new Error("no kill landed in the middle of the extract in 5 attempts");
 }, 180_000);
+
+/** The per-call cgroups of the emulators `killed` (`genv-sbx-<pid>-…`) still there. */
+function cgroupsLeftBy(killed: { pid: number; bases: string[] }[]): string[] {
+  return killed.flatMap(({ pid, bases }) => bases.flatMap((base) => readdirSync(base).filter((name) => name.startsWith(`genv-sbx-${pid}-`)).map((name) => path.join(base, name))));
+}
+
+describeNeeding({ "a pids or memory cgroup the emulator can create (root: cgroup v1, or v2 with the controllers delegated)": pidsCgroupAvailable() || memoryCgroupAvailable() })("killed during sandbox calls", () => {
+  const ROUNDS = 6;
+  const CALLS = 4; // in flight at each kill, so that each emulator holds several cgroups, some in use
+
+  test(`${ROUNDS} kills, a restart after each: once the restarted emulator ran a call, no cgroup of a killed emulator is left`, async () => {
+    const dataDir = tempDir("genv-crash-cgroups-");
+    const killed: { pid: number; bases: string[] }[] = [];
+    let envIds: string[] = [];
+    for (let round = 0; round <= ROUNDS; round++) {
+      const serving = await serve(dataDir);
+      try {
+        if (round === 0) {
+          // Calls on one environment run one at a time: an environment per call in flight.
+          const create = () => api(serving, "/v1beta/environments", { method: "POST", body: JSON.stringify({ sources: [{ type: "inline", target: "workspace/a.txt", content: "a" }] }) });
+          envIds = await Promise.all(Array.from({ length: CALLS }, async () => (await create()).id as string));
+        }
+        // The restarted emulator's start and its calls are where it sweeps what the killed ones left.
+        const quick = await api(serving, `/v1beta/environments/${envIds[0]}:executeTool`, { method: "POST", body: JSON.stringify({ tool_call: { name: "code_execution", args: { code: "echo ok" } } }) });
+        expect(JSON.stringify(quick)).toContain("ok");
+        await waitFor(() => cgroupsLeftBy(killed).length === 0, 5_000);
+        expect({ round, left: cgroupsLeftBy(killed).map((dir) => ({ dir, tasks: readFileSync(path.join(dir, "cgroup.procs"), "utf8").trim() })) }).toEqual({ round, left: [] });
+        if (round === ROUNDS) {
+          // Stopped, not killed, the last one removes its own.
+          const last = [{ pid: serving.child.pid!, bases: cgroupBasesOf(serving.child.pid!) }];
+          await new Promise((resolve) => serving.child.once("exit", resolve).kill("SIGTERM"));
+          expect(cgroupsLeftBy(last)).toEqual([]);
+          break;
+        }
+
+        const marker = `started-${round}`;
+        for (const id of envIds) {
+          void fetch(`${serving.url}/v1beta/environments/${id}:executeTool`, {
+            method: "POST",
+            headers: { "x-goog-api-key": KEY, "content-type": "application/json" },
+            body: JSON.stringify({ tool_call: { name: "code_execution", args: { code: `touch /workspace/${marker}; sleep 60` } } }),
+          }).catch(() => undefined);
+        }
+        // Half the kills land while the calls run, half while they are being set up.
+        if (round % 2 === 0) expect(await waitFor(() => envIds.every((id) => existsSync(path.join(dataDir, "trees", id, "workspace", marker))), 20_000)).toBe(true);
+        else await new Promise((resolve) => setTimeout(resolve, 20 * round));
+        killed.push({ pid: serving.child.pid!, bases: cgroupBasesOf(serving.child.pid!) });
+        expect(cgroupsLeftBy(killed.slice(-1)).length).toBeGreaterThan(0); // it held cgroups when it was killed
+      } finally {
+        if (serving.child.exitCode === null && serving.child.signalCode === null) await kill(serving);
+      }
+    }
+  }, 240_000);
+});
