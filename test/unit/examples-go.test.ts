@@ -9,6 +9,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
+import { describeNeeding } from "../support/prerequisites";
 
 const root = path.resolve(__dirname, "../..");
 const example = path.join(root, "examples", "go-environment");
@@ -27,9 +28,7 @@ const haveGo = (() => {
     return false;
   }
 })();
-if (!haveGo) console.warn("examples-go: no Go toolchain on PATH (the Pulumi engine's build needs one too); skipping the Go example's build");
-
-(haveGo ? describe : describe.skip)("examples/go-environment over sdk/go", () => {
+describeNeeding({ "a Go toolchain on PATH (go; the Pulumi engine's build needs one too)": haveGo })("examples/go-environment over sdk/go", () => {
   let out: string;
   beforeAll(() => (out = fs.mkdtempSync(path.join(os.tmpdir(), "genv-go-example-"))));
   afterAll(() => fs.rmSync(out, { recursive: true, force: true }));
