@@ -7,7 +7,7 @@
  *   sandbox, `GENV_POLICY_TESTS=require`) against the same preview without them. A preview of a new
  *   stack, as `ci/check.sh pr` runs it against a throwaway emulator. Goal: ≤ 50 ms per case.
  * - **a hook edit, in place vs replacement**: `pulumi up` after an edit of gate.py (content A/B by
- *   stack config, set untimed) with `updateStrategy: "inPlace"` (uploads the file) against
+ *   stack config, set untimed) with `updateStrategy: "in_place"` (uploads the file) against
  *   `"replace"` (a new environment, then the old one deleted), the environment also holding a
  *   workspace of 200 small files and 1 MiB (a file:// repository). Goal: in place no slower.
  *
@@ -94,7 +94,7 @@ export async function benchPolicy(log: (line: string) => void = console.log): Pr
 
     // 2. A hook edit, in place vs replacement.
     const workspace = `file://${await workspaceRepository(path.join(bench.scratch, "workspace-repo"))}`;
-    const inPlace = await stack("in-place", { workspace, updateStrategy: "inPlace", edit: "A" });
+    const inPlace = await stack("in-place", { workspace, updateStrategy: "in_place", edit: "A" });
     const replace = await stack("replace", { workspace, updateStrategy: "replace", edit: "A" });
     const ids = { inPlace: new Set<string>(), replace: new Set<string>() };
     const up = async (target: Stack, side: keyof typeof ids, expected: "update" | "replace") => {

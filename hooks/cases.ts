@@ -5,16 +5,13 @@
  */
 import { z } from "zod";
 import { ToolCall } from "../sdk/schemas";
-import { HOOK_EVENTS } from "./schema";
+import { Decision, HookEventName } from "./schema";
 
 export const HooksTestCase = z.strictObject({
   name: z.string().optional().meta({ description: "Shown in the results; default `#<index> <tool>`." }),
   tool_call: ToolCall.meta({ description: 'The tool call: `{name, args}`, e.g. `{name: "code_execution", args: {code: "rm -rf /"}}`.' }),
-  event: z
-    .enum(HOOK_EVENTS)
-    .default("pre_tool_execution")
-    .meta({ description: "The hooks that decide: `pre_tool_execution` (default) or `post_tool_execution`." }),
-  expect: z.enum(["allow", "deny"], { error: 'must be "allow" or "deny"' }).meta({ description: "The decision expected: `allow` or `deny`." }),
+  event: HookEventName.default("pre_tool_execution").meta({ description: "The hooks that decide: `pre_tool_execution` (default) or `post_tool_execution`." }),
+  expect: Decision.meta({ description: "The decision expected: `allow` or `deny`." }),
   reason: z.string().optional().meta({ description: "A substring the deny's reason must contain." }),
   error: z.string().optional().meta({ description: "The post payload's `error`, as after a failed tool." }),
 }).meta({ description: "A policy case: a tool call and the decision the hooks must give it, with an optional substring of the deny's reason." });

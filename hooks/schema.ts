@@ -19,6 +19,19 @@ export const DEFAULT_TIMEOUT_SECONDS = 30;
 /** The two events a rule can hook. */
 export const HOOK_EVENTS = ["pre_tool_execution", "post_tool_execution"] as const;
 export type HookEventName = (typeof HOOK_EVENTS)[number];
+export const HookEventName = z.enum(HOOK_EVENTS).meta({
+  description: "The moment a rule's hooks run.",
+  valueDescriptions: {
+    pre_tool_execution: "Just before a tool runs: a handler may deny the call.",
+    post_tool_execution: "Just after a tool finishes: handlers observe it and cannot block or undo it.",
+  },
+});
+
+/** What a hook decides about a tool call. */
+export const Decision = z.enum(["allow", "deny"], { error: 'must be "allow" or "deny"' }).meta({
+  description: "What a hook decides about a tool call.",
+  valueDescriptions: { allow: "The call goes ahead.", deny: "The call is refused, with the hook's reason." },
+});
 
 // ---------------------------------------------------------------------------------------------
 // hooks.json
@@ -136,7 +149,7 @@ export type HookEvent = z.infer<typeof HookEvent>;
 
 /** stdout of a command hook, body of an HTTP hook's response. */
 export const HookDecision = z.object({
-  decision: z.enum(["allow", "deny"]),
+  decision: Decision,
   reason: z.string().optional(),
 });
 export type HookDecision = z.infer<typeof HookDecision>;

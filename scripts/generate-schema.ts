@@ -6,7 +6,9 @@
  *
  * Mapping (JSON Schema → Pulumi schema):
  * - a registered zod schema → an object type `gemini-environments:index:<Name>`, `$ref`s between them;
- * - `z.enum` of a registered name → an enum type; a `const` → a string property with `const`;
+ * - `z.enum` of a registered name → an enum type, each value with a PascalCase `name` and the
+ *   description its meta `valueDescriptions` gives (every closed set is registered: an enum written
+ *   inline fails generation); a `const` → a string property with `const`;
  * - records → `{type: "object", additionalProperties}`; unions → `oneOf` (with a `discriminator` when
  *   every branch is an object type with a constant `type`);
  * - `HooksConfig` is a map, which a Pulumi type cannot be: it is written inline where used
@@ -24,10 +26,10 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { z } from "zod";
 import * as hooks from "../hooks/schema";
-import { CredentialInputs, CredentialOutputs } from "../provider/credential/inputs";
+import { CredentialInputs, CredentialOutputs, CredentialStatus } from "../provider/credential/inputs";
 import { HooksTestCase } from "../hooks/cases";
-import { AllowlistEntryInput, EnvironmentInputs, EnvironmentOutputs, NetworkDeclared, NetworkInput, UpdateStrategy } from "../provider/environment/inputs";
-import { GuardedEnvironmentInputs, GuardedEnvironmentOutputs, HookBundleInput } from "../provider/components/guarded-environment-inputs";
+import { AllowlistEntryInput, EnvironmentInputs, EnvironmentOutputs, EnvironmentStatus, NetworkDeclared, NetworkInput, UpdateStrategy } from "../provider/environment/inputs";
+import { GuardedEnvironmentInputs, GuardedEnvironmentOutputs, HookBundleInput, LintCode } from "../provider/components/guarded-environment-inputs";
 import { BINDABLE, propertiesOf, schemaName } from "../provider/contracts/resource-schema";
 import * as sdk from "../sdk/schemas";
 
@@ -44,6 +46,13 @@ export const NAMED: Array<[z.ZodType, string]> = [
   [sdk.SourceType, "SourceType"],
   [sdk.EnvironmentMode, "EnvironmentMode"],
   [UpdateStrategy, "UpdateStrategy"],
+  [EnvironmentStatus, "EnvironmentStatus"],
+  [sdk.CredentialType, "CredentialType"],
+  [sdk.InjectionLocation, "InjectionLocation"],
+  [CredentialStatus, "CredentialStatus"],
+  [hooks.HookEventName, "HookEvent"],
+  [hooks.Decision, "HookDecision"],
+  [LintCode, "LintCode"],
   [sdk.Source, "Source"],
   [AllowlistEntryInput, "AllowlistEntry"],
   [NetworkInput, "NetworkAllowlist"],
@@ -189,9 +198,7 @@ class Converter {
   type(id: string): Json {
     const schema = this.schemas[id] as Json;
     const description = schema.description as string | undefined;
-    if (Array.isArray(schema.enum)) {
-      return { type: "string", ...(description && { description }), enum: (schema.enum as string[]).map((value) => ({ value })) };
-    }
+    if (Array.isArray(schema.enum)) return { type: "string", ...(description && { description }), enum: enumValues(id, schema) };
     const properties: Json = {};
     for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Json>)) properties[schemaName(name)] = this.property(property);
     const required = ((schema.required as string[] | undefined) ?? []).map(schemaName);
@@ -209,6 +216,9 @@ class Converter {
 
   private typeSpec(schema: Json): Json {
     if (typeof schema.$ref === "string") return this.ref(schema.$ref.replace("#/$/", ""));
+    if (Array.isArray(schema.enum) && schema.enum.length > 1) {
+      throw new Error(`generate-schema: the closed set ${JSON.stringify(schema.enum)} is written inline: give it a name in NAMED, so that it is an enum in every language`);
+    }
     const union = (schema.anyOf ?? schema.oneOf) as Json[] | undefined;
     if (union && schema[BINDABLE] === true) return this.typeSpec(union[0] as Json);
     if (union) return this.union(union);
@@ -247,6 +257,27 @@ class Converter {
     }
     return { oneOf, discriminator: { propertyName: "type", mapping } };
   }
+}
+
+/** An enum's values: each with a PascalCase name (`on_demand` → `OnDemand`) and its description (meta `valueDescriptions`). */
+function enumValues(id: string, schema: Json): Json[] {
+  const descriptions = (schema.valueDescriptions ?? {}) as Record<string, string>;
+  const values = schema.enum as string[];
+  const undescribed = values.filter((value) => typeof descriptions[value] !== "string");
+  const unknown = Object.keys(descriptions).filter((value) => !values.includes(value));
+  if (undescribed.length > 0 || unknown.length > 0) {
+    throw new Error(`generate-schema: ${id}'s meta valueDescriptions must describe exactly its values (undescribed: ${undescribed.join(", ") || "none"}; not values: ${unknown.join(", ") || "none"})`);
+  }
+  return values.map((value) => ({ name: enumName(value), value, description: descriptions[value] }));
+}
+
+/** An enum value's name in every language: PascalCase of its words (`bearer_token`, `insecure-url` → `BearerToken`, `InsecureUrl`). */
+export function enumName(value: string): string {
+  return value
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((word) => word[0]!.toUpperCase() + word.slice(1))
+    .join("");
 }
 
 export function repositoryRoot(): string {

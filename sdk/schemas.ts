@@ -61,7 +61,15 @@ export function pathLengthProblem(segments: readonly string[]): string | undefin
 export const SOURCE_TYPES = ["inline", "repository", "gcs", "skill_registry"] as const;
 export const SourceType = z
   .enum(SOURCE_TYPES, { error: (issue) => `must be one of ${SOURCE_TYPES.join(", ")} (got ${JSON.stringify(issue.input)})` })
-  .meta({ description: "Kind of source: `inline` content, a `repository`, a Cloud Storage bucket (`gcs`) or a `skill_registry` skill." });
+  .meta({
+    description: "Kind of source: `inline` content, a `repository`, a Cloud Storage bucket (`gcs`) or a `skill_registry` skill.",
+    valueDescriptions: {
+      inline: "Content given in the declaration (`content`), written at `target`.",
+      repository: "A repository copied in: `github://owner/repo`, `https://…` or `file://…`.",
+      gcs: "A Cloud Storage prefix copied in: `gs://bucket/prefix`.",
+      skill_registry: "A skill from the skill registry.",
+    },
+  });
 export type SourceType = z.infer<typeof SourceType>;
 
 /** Standard padded base64. A plain character-class scan: a grouped regex backtracks out of stack on large content. */
@@ -200,6 +208,10 @@ export const DEFAULT_ENVIRONMENT_MODE = "on_demand";
 export const EnvironmentMode = z.enum(ENVIRONMENT_MODES, { error: (issue) => environmentModeProblem(issue.input) }).meta({
   description:
     "Compute lifecycle of an environment: `on_demand` (the service runs the sandbox) or `self_hosted` (your sandbox daemon polls for the work, authenticated by the environment's key).",
+  valueDescriptions: {
+    on_demand: "The service runs the sandbox (the default).",
+    self_hosted: "Your sandbox daemon polls for the work, authenticated by the environment's key.",
+  },
 });
 export type EnvironmentMode = z.infer<typeof EnvironmentMode>;
 
@@ -312,6 +324,14 @@ export const UploadEnvironmentFileResponse = z.object({ files: z.array(Environme
 // carries them, and no error message here quotes them (messages never include the input).
 
 export const CREDENTIAL_TYPES = ["environment_variable", "bearer_token", "oauth2"] as const;
+export const CredentialType = z.enum(CREDENTIAL_TYPES, { error: `must be one of ${CREDENTIAL_TYPES.join(", ")}` }).meta({
+  description: "What a credential holds and how the egress proxy injects it.",
+  valueDescriptions: {
+    environment_variable: "A value injected where a request names it (header, query or body), for trusted domains only.",
+    bearer_token: "A token sent in a header (`Authorization: Bearer …` by default).",
+    oauth2: "OAuth 2.0 client credentials and a refresh token; the proxy sends a fresh access token.",
+  },
+});
 export type CredentialType = (typeof CREDENTIAL_TYPES)[number];
 
 /** Write-only fields, by credential type. */
@@ -332,7 +352,10 @@ const HeaderSafeSecret = z
   .refine((value) => !/[\r\n\0]/.test(value), { error: "may not contain CR, LF or NUL" });
 const NonEmpty = z.string().min(1, { error: "must not be empty" });
 
-export const InjectionLocation = z.enum(["header", "query", "body"], { error: "must be header, query or body" });
+export const InjectionLocation = z.enum(["header", "query", "body"], { error: "must be header, query or body" }).meta({
+  description: "Where an environment_variable credential's value may be injected.",
+  valueDescriptions: { header: "An HTTP header.", query: "The URL's query string.", body: "The request body." },
+});
 
 export const EnvironmentVariableCredential = z.strictObject({
   id: CredentialId,

@@ -22,7 +22,7 @@ func main() {
 
 		github, err := genv.NewCredential(ctx, "github", &genv.CredentialArgs{
 			CredentialId: pulumi.String("github-agent-token"),
-			Type:         pulumi.String("bearer_token"),
+			Type:         genv.CredentialTypeBearerToken,
 			Token:        cfg.RequireSecret("githubToken"),
 		})
 		if err != nil {
@@ -62,13 +62,13 @@ func main() {
 					genv.HooksTestCaseArgs{
 						Name:     pulumi.String("rm -rf is blocked"),
 						ToolCall: pulumi.Map{"name": pulumi.String("code_execution"), "args": pulumi.Map{"code": pulumi.String("rm -rf /")}},
-						Expect:   pulumi.String("deny"),
+						Expect:   genv.HookDecisionDeny,
 						Reason:   pulumi.String("destructive"),
 					},
 				},
 			},
 			Network:              genv.NetworkAllowlistArgs{Disabled: pulumi.Bool(true)},
-			AcknowledgedWarnings: pulumi.StringArray{pulumi.String("inline-hooks-writable")},
+			AcknowledgedWarnings: genv.LintCodeArray{genv.LintCodeInlineHooksWritable},
 		})
 		if err != nil {
 			return err

@@ -17,7 +17,7 @@ config = pulumi.Config()
 github = genv.Credential(
     "github",
     credential_id=config.get("credentialId") or "github-agent-token",
-    type="bearer_token",
+    type=genv.CredentialType.BEARER_TOKEN,
     token=config.require_secret("githubToken"),
 )
 
@@ -38,13 +38,13 @@ gate = genv.HookBundleArgs(
         genv.HooksTestCaseArgs(
             name="rm -rf is blocked",
             tool_call={"name": "code_execution", "args": {"code": "rm -rf /workspace"}},
-            expect="deny",
+            expect=genv.HookDecision.DENY,
             reason="Destructive",
         ),
         genv.HooksTestCaseArgs(
             name="listing the issues is allowed",
             tool_call={"name": "code_execution", "args": {"code": "curl -s https://api.github.com/repos/o/r/issues"}},
-            expect="allow",
+            expect=genv.HookDecision.ALLOW,
         ),
     ],
 )

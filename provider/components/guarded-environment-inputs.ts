@@ -9,7 +9,24 @@ import { HooksTestCases } from "../../hooks/cases";
 import { LINT_CODES } from "../../hooks/lint";
 import { HooksConfig } from "../../hooks/schema";
 import { Source } from "../../sdk/schemas";
-import { NetworkDeclared, UpdateStrategy } from "../environment/inputs";
+import { EnvironmentStatus, NetworkDeclared, UpdateStrategyDeclared } from "../environment/inputs";
+
+/** The linter's codes (hooks/README.md has each one's severity and fix); only warnings can be acknowledged. */
+export const LintCode = z.enum(LINT_CODES).meta({
+  description: "A hooks linter finding's code.",
+  valueDescriptions: {
+    schema: "The file does not follow the hooks.json schema (error).",
+    "invalid-regex": "A matcher RE2 rejects (error).",
+    "glob-matcher": "A shell glob used as a regular expression, e.g. `view_*` (error).",
+    "unknown-tool": "A matcher that selects none of the sandbox tools (warning).",
+    "http-host-not-allowlisted": "The network policy blocks an HTTP hook's host (error).",
+    "loopback-url": "An HTTP hook to the sandbox itself, which the proxy refuses (error).",
+    "blocked-address-url": "An HTTP hook to an address that is not globally reachable, which the proxy refuses (error).",
+    "insecure-url": "An HTTP hook over plain `http://` (warning).",
+    "secret-in-header": "An HTTP hook header that carries a credential (error).",
+    "inline-hooks-writable": "Inline hooks and scripts, which the agent can rewrite (warning).",
+  } satisfies Record<(typeof LINT_CODES)[number], string>,
+});
 
 export const HookBundleInput = z
   .object({
@@ -37,11 +54,11 @@ export const GuardedEnvironmentInputs = z
       description: "The egress policy (omitted: all egress allowed; the TypeScript component asks for it explicitly); HTTP hooks need their hosts allowed.",
     }),
     sources: z.array(Source).optional().meta({ description: "More sources after the bundle's, e.g. the workspace the agent works on." }),
-    updateStrategy: UpdateStrategy.optional().meta({
-      description: "The Environment's `updateStrategy`: `inPlace` (default: a hook change uploads the files, the agent's work stays) or `replace`.",
+    updateStrategy: UpdateStrategyDeclared.optional().meta({
+      description: "The Environment's `updateStrategy`: `in_place` (default: a hook change uploads the files, the agent's work stays) or `replace`.",
     }),
     acknowledgedWarnings: z
-      .array(z.enum(LINT_CODES))
+      .array(LintCode)
       .optional()
       .meta({ description: "Linter warning codes reviewed and accepted, not reported again (errors cannot be acknowledged)." }),
   })
@@ -51,7 +68,7 @@ export const GuardedEnvironmentInputs = z
 
 export const GuardedEnvironmentOutputs = z.object({
   environmentId: z.string().meta({ description: "The Environment's id, e.g. `env_abc123`." }),
-  status: z.string().meta({ description: "`active` or `expired`." }),
+  status: EnvironmentStatus.meta({ description: "`active` or `expired`." }),
   fileCount: z.number().int().meta({ description: "Number of files in the environment." }),
   sizeBytes: z.number().int().meta({ description: "Total size of the environment's files, in bytes." }),
   policyTests: z

@@ -39,7 +39,7 @@ export interface GuardedEnvironmentArgs {
    * fleet that knowingly ships hooks inline. Errors cannot be acknowledged.
    */
   acknowledgedWarnings?: LintCode[];
-  /** The Environment's `updateStrategy`: `inPlace` (default: a hook change uploads the files, the agent's work stays) or `replace`. */
+  /** The Environment's `updateStrategy`: `in_place` (default: a hook change uploads the files, the agent's work stays) or `replace`. */
   updateStrategy?: pulumi.Input<UpdateStrategy>;
 }
 

@@ -133,7 +133,8 @@ function outputsOf(credential: Credential, inputs: Partial<CredentialInputs>): C
     ...inputsOf(inputs),
     credentialId: credential.id,
     type: (credential.type ?? inputs.type) as CredentialType,
-    status: credential.status ?? "active",
+    // A status the API adds later passes through as it is.
+    status: (credential.status ?? "active") as CredentialOutputs["status"],
     createTime: credential.create_time ?? "",
     updateTime: credential.update_time ?? "",
   };

@@ -5,7 +5,7 @@
  * outputs of the resource classes and schema.json follow.
  */
 import { z } from "zod";
-import { CREDENTIAL_TYPES, InjectionLocation, type CredentialType } from "../../sdk/schemas";
+import { CREDENTIAL_TYPES, CredentialType, InjectionLocation } from "../../sdk/schemas";
 import { bindableOr, propertiesOf, type InputsOf } from "../contracts/resource-schema";
 
 // ---------------------------------------------------------------------------------------------
@@ -24,7 +24,7 @@ export const CredentialInputs = z
       wire: "id",
       change: "replace",
     }),
-    type: z.enum(CREDENTIAL_TYPES).meta({ description: "`bearer_token`, `environment_variable` or `oauth2`. A change replaces the credential.", wire: "type", change: "replace" }),
+    type: CredentialType.meta({ description: "`bearer_token`, `environment_variable` or `oauth2`. A change replaces the credential.", wire: "type", change: "replace" }),
     token: z.string().optional().meta({
       description: "bearer_token: the token (secret, write-only). A change updates the credential in place.",
       wire: "token",
@@ -53,8 +53,13 @@ export const CredentialInputs = z
       "A server-managed secret that the egress proxy injects, referenced by id from an allowlist entry. A change of credentialId or type replaces it; any other change, a rotated secret included, updates it in place.",
   });
 
+export const CredentialStatus = z.enum(["active", "revoked"]).meta({
+  description: "Whether the egress proxy still injects a credential.",
+  valueDescriptions: { active: "The proxy injects it.", revoked: "Revoked: the proxy no longer injects it." },
+});
+
 export const CredentialComputed = z.object({
-  status: z.string().meta({ description: "`active` or `revoked`.", wire: "status", absent: "active" }),
+  status: CredentialStatus.meta({ description: "`active` or `revoked`.", wire: "status", absent: "active" }),
   createTime: z.string().meta({ description: "Creation time, ISO 8601.", wire: "create_time" }),
   updateTime: z.string().meta({ description: "Last update time, ISO 8601.", wire: "update_time" }),
 });

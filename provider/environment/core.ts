@@ -22,7 +22,7 @@ import { createEnvironmentRequest, Source, type CreateEnvironmentRequest, type E
 import { atPath, issueAt, validationIssues, type Issue } from "../../sdk/issues";
 import { InvalidInputError } from "../contracts/errors";
 import type * as HooksCheck from "./hooks-check";
-import { containsUnknown, EnvironmentComputed, EnvironmentInputs, type EnvironmentOutputs } from "./inputs";
+import { containsUnknown, currentUpdateStrategy, EnvironmentComputed, EnvironmentInputs, type EnvironmentOutputs } from "./inputs";
 import { propertyChanges, type ChangeKind } from "../contracts/property-diff";
 import { changedFiles, declaredHookFiles, driftedHookFiles, updatableInPlace } from "./inline-files";
 import { addChanges, checkFailure, PartialUpdateError, type ResourceCore, type ResourceDiff } from "../contracts/resource-core";
@@ -98,7 +98,9 @@ export const environmentCore: ResourceCore<EnvironmentInputs, EnvironmentOutputs
     if (news.adopt !== undefined && news.fromEnvironment !== undefined) {
       issues.push(issueAt(["adopt"], "adopt-with-fork", "cannot be combined with fromEnvironment: adopt takes an existing environment as it is"));
     }
-    return { inputs: news, failures: issues.map(checkFailure) };
+    // `inPlace`, updateStrategy's name before 0.2.0, is kept in state by its current name.
+    const inputs = news.updateStrategy === undefined ? news : { ...news, updateStrategy: currentUpdateStrategy(news.updateStrategy) };
+    return { inputs, failures: issues.map(checkFailure) };
   },
 
   diff(olds, news) {
@@ -109,7 +111,9 @@ export const environmentCore: ResourceCore<EnvironmentInputs, EnvironmentOutputs
       const { change, absent } = meta;
       if (change === undefined) continue;
       // An omitted input means its `absent` value (mode: on_demand): declaring that is no change.
-      const [old, now] = [olds[property] ?? absent, news[property] ?? absent];
+      let [old, now] = [olds[property] ?? absent, news[property] ?? absent];
+      // A state written before 0.2.0 may hold updateStrategy `inPlace`: the same as `in_place`.
+      if (property === "updateStrategy") [old, now] = [currentUpdateStrategy(old as string), currentUpdateStrategy(now as string)];
       // Only sources may update or replace: inline-files.ts says which (sourcesInPlace).
       const replace = change === "replace" || (change === "updateOrReplace" && !sourcesInPlace);
       addChanges(diff, declaredChanges(meta, old, now, property), { replace, input: true });

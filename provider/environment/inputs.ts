@@ -13,9 +13,26 @@ import { bindableOr, type InputsOf } from "../contracts/resource-schema";
 // Schemas
 // ---------------------------------------------------------------------------------------------
 
-export const UpdateStrategy = z
-  .enum(["inPlace", "replace"], { error: 'must be "inPlace" (upload changed inline files) or "replace" (a new environment)' })
-  .meta({ description: "How an Environment applies a change to its inline sources: `inPlace` uploads the files, `replace` creates a new environment." });
+const UPDATE_STRATEGY_ERROR = 'must be "in_place" (upload changed inline files) or "replace" (a new environment)';
+
+export const UpdateStrategy = z.enum(["in_place", "replace"], { error: UPDATE_STRATEGY_ERROR }).meta({
+  description: "How an Environment applies a change to its inline sources: `in_place` uploads the files, `replace` creates a new environment.",
+  valueDescriptions: {
+    in_place: "Upload the changed and added inline files and keep the environment, its id and the files the agent wrote (the default).",
+    replace: "Create a new environment for any change.",
+  },
+});
+
+/** `in_place`'s name before 0.2.0, still read (as `in_place`): every other value is snake_case, as the API's are. */
+const RENAMED_UPDATE_STRATEGY = "inPlace";
+
+/** An updateStrategy as declared: a value of `UpdateStrategy`, or its former name `inPlace`. */
+export const UpdateStrategyDeclared = bindableOr(UpdateStrategy, z.literal(RENAMED_UPDATE_STRATEGY), { error: UPDATE_STRATEGY_ERROR });
+
+/** A declared updateStrategy with its current name (`inPlace` → `in_place`). */
+export function currentUpdateStrategy<Value extends string | undefined>(value: Value): Value {
+  return (value === RENAMED_UPDATE_STRATEGY ? "in_place" : value) as Value;
+}
 
 /**
  * The egress policy as every language declares it (schema.json's `NetworkAllowlist`): one object whose
@@ -117,11 +134,11 @@ export const EnvironmentInputs = z
         wire: "custom_config",
         change: "replace",
       }),
-    updateStrategy: UpdateStrategy.optional().meta({
+    updateStrategy: UpdateStrategyDeclared.optional().meta({
       description:
-        "How a change to inline sources' content is applied: `inPlace` (default) uploads the changed and added files and keeps the environment, its id and the files the agent wrote; `replace` creates a new environment for any change.",
+        "How a change to inline sources' content is applied: `in_place` (default) uploads the changed and added files and keeps the environment, its id and the files the agent wrote; `replace` creates a new environment for any change. `inPlace`, its name before 0.2.0, is read as `in_place`.",
       change: "update",
-      absent: "inPlace",
+      absent: "in_place",
     }),
   })
   .meta({
@@ -129,8 +146,16 @@ export const EnvironmentInputs = z
       "A Gemini Environment: an isolated sandbox in which agent code, tools and hooks run. Edited or added inline sources are uploaded in place; any other change to sources, and any change to network, fromEnvironment, mode, systemInstruction or customConfig, replaces it.",
   });
 
+export const EnvironmentStatus = z.enum(["active", "expired"]).meta({
+  description: "The state of an environment's container.",
+  valueDescriptions: {
+    active: "The environment can run work.",
+    expired: "Idle too long: its container is gone; the next `up` after a refresh replaces it.",
+  },
+});
+
 export const EnvironmentComputed = z.object({
-  status: z.string().meta({ description: "`active`, or `expired` once idle too long (the next `up` after a refresh replaces it).", wire: "status", absent: "active" }),
+  status: EnvironmentStatus.meta({ description: "`active`, or `expired` once idle too long (the next `up` after a refresh replaces it).", wire: "status", absent: "active" }),
   created: z.string().meta({ description: "Creation time, ISO 8601.", wire: "created" }),
   updated: z.string().meta({ description: "Last update time, ISO 8601.", wire: "updated" }),
   lastAccessed: z.string().meta({ description: "Last access time, ISO 8601.", wire: "last_accessed" }),
@@ -161,7 +186,7 @@ export const EnvironmentOutputs = EnvironmentInputs.extend(EnvironmentComputed.s
 
 /** The inputs as the provider sees them (plain values, secrets unwrapped). */
 export type EnvironmentInputs = z.infer<typeof EnvironmentInputs>;
-export type UpdateStrategy = z.infer<typeof UpdateStrategy>;
+export type UpdateStrategy = z.infer<typeof UpdateStrategyDeclared>;
 export type EnvironmentOutputs = z.infer<typeof EnvironmentOutputs>;
 
 /** An Environment's arguments: `sources`, `network`, `fromEnvironment`, `adopt`, `mode`, `systemInstruction`, `customConfig` (schema.json describes each). */

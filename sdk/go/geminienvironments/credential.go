@@ -27,7 +27,7 @@ type Credential struct {
 	// bearer_token: the header to set; default `Authorization`.
 	HeaderName pulumi.StringPtrOutput `pulumi:"headerName"`
 	// environment_variable: where the value is injected, a list of `header`, `query` and `body` (the API also takes one of them alone).
-	InjectionLocation pulumi.StringArrayOutput `pulumi:"injectionLocation"`
+	InjectionLocation InjectionLocationArrayOutput `pulumi:"injectionLocation"`
 	// bearer_token: put before the token with a space; default `Bearer`, `""` for none.
 	Prefix pulumi.StringPtrOutput `pulumi:"prefix"`
 	// oauth2: the refresh token (secret, write-only).
@@ -35,7 +35,7 @@ type Credential struct {
 	// oauth2: scopes to request.
 	Scopes pulumi.StringArrayOutput `pulumi:"scopes"`
 	// `active` or `revoked`.
-	Status pulumi.StringOutput `pulumi:"status"`
+	Status CredentialStatusOutput `pulumi:"status"`
 	// bearer_token: the token (secret, write-only). A change updates the credential in place.
 	Token pulumi.StringPtrOutput `pulumi:"token"`
 	// oauth2: the token endpoint, e.g. `https://oauth2.example.com/token`.
@@ -43,7 +43,7 @@ type Credential struct {
 	// environment_variable: domains allowed to receive the value, e.g. `["api.example.com"]`.
 	TrustedDomains pulumi.StringArrayOutput `pulumi:"trustedDomains"`
 	// `bearer_token`, `environment_variable` or `oauth2`. A change replaces the credential.
-	Type pulumi.StringOutput `pulumi:"type"`
+	Type CredentialTypeOutput `pulumi:"type"`
 	// Last update time, ISO 8601.
 	UpdateTime pulumi.StringOutput `pulumi:"updateTime"`
 	// environment_variable: the value (secret, write-only).
@@ -121,7 +121,7 @@ type credentialArgs struct {
 	// bearer_token: the header to set; default `Authorization`.
 	HeaderName *string `pulumi:"headerName"`
 	// environment_variable: where the value is injected, a list of `header`, `query` and `body` (the API also takes one of them alone).
-	InjectionLocation []string `pulumi:"injectionLocation"`
+	InjectionLocation []InjectionLocation `pulumi:"injectionLocation"`
 	// bearer_token: put before the token with a space; default `Bearer`, `""` for none.
 	Prefix *string `pulumi:"prefix"`
 	// oauth2: the refresh token (secret, write-only).
@@ -135,7 +135,7 @@ type credentialArgs struct {
 	// environment_variable: domains allowed to receive the value, e.g. `["api.example.com"]`.
 	TrustedDomains []string `pulumi:"trustedDomains"`
 	// `bearer_token`, `environment_variable` or `oauth2`. A change replaces the credential.
-	Type string `pulumi:"type"`
+	Type CredentialType `pulumi:"type"`
 	// environment_variable: the value (secret, write-only).
 	Value *string `pulumi:"value"`
 }
@@ -151,7 +151,7 @@ type CredentialArgs struct {
 	// bearer_token: the header to set; default `Authorization`.
 	HeaderName pulumi.StringPtrInput
 	// environment_variable: where the value is injected, a list of `header`, `query` and `body` (the API also takes one of them alone).
-	InjectionLocation pulumi.StringArrayInput
+	InjectionLocation InjectionLocationArrayInput
 	// bearer_token: put before the token with a space; default `Bearer`, `""` for none.
 	Prefix pulumi.StringPtrInput
 	// oauth2: the refresh token (secret, write-only).
@@ -165,7 +165,7 @@ type CredentialArgs struct {
 	// environment_variable: domains allowed to receive the value, e.g. `["api.example.com"]`.
 	TrustedDomains pulumi.StringArrayInput
 	// `bearer_token`, `environment_variable` or `oauth2`. A change replaces the credential.
-	Type pulumi.StringInput
+	Type CredentialTypeInput
 	// environment_variable: the value (secret, write-only).
 	Value pulumi.StringPtrInput
 }
@@ -233,8 +233,8 @@ func (o CredentialOutput) HeaderName() pulumi.StringPtrOutput {
 }
 
 // environment_variable: where the value is injected, a list of `header`, `query` and `body` (the API also takes one of them alone).
-func (o CredentialOutput) InjectionLocation() pulumi.StringArrayOutput {
-	return o.ApplyT(func(v *Credential) pulumi.StringArrayOutput { return v.InjectionLocation }).(pulumi.StringArrayOutput)
+func (o CredentialOutput) InjectionLocation() InjectionLocationArrayOutput {
+	return o.ApplyT(func(v *Credential) InjectionLocationArrayOutput { return v.InjectionLocation }).(InjectionLocationArrayOutput)
 }
 
 // bearer_token: put before the token with a space; default `Bearer`, `""` for none.
@@ -253,8 +253,8 @@ func (o CredentialOutput) Scopes() pulumi.StringArrayOutput {
 }
 
 // `active` or `revoked`.
-func (o CredentialOutput) Status() pulumi.StringOutput {
-	return o.ApplyT(func(v *Credential) pulumi.StringOutput { return v.Status }).(pulumi.StringOutput)
+func (o CredentialOutput) Status() CredentialStatusOutput {
+	return o.ApplyT(func(v *Credential) CredentialStatusOutput { return v.Status }).(CredentialStatusOutput)
 }
 
 // bearer_token: the token (secret, write-only). A change updates the credential in place.
@@ -273,8 +273,8 @@ func (o CredentialOutput) TrustedDomains() pulumi.StringArrayOutput {
 }
 
 // `bearer_token`, `environment_variable` or `oauth2`. A change replaces the credential.
-func (o CredentialOutput) Type() pulumi.StringOutput {
-	return o.ApplyT(func(v *Credential) pulumi.StringOutput { return v.Type }).(pulumi.StringOutput)
+func (o CredentialOutput) Type() CredentialTypeOutput {
+	return o.ApplyT(func(v *Credential) CredentialTypeOutput { return v.Type }).(CredentialTypeOutput)
 }
 
 // Last update time, ISO 8601.

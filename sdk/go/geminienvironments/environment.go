@@ -40,10 +40,10 @@ type Environment struct {
 	// What to put into the environment. Editing an inline source's content, or adding inline sources at the end, uploads the files and keeps the environment (see `updateStrategy`); any other change replaces it: the API cannot remove a file.
 	Sources SourceArrayOutput `pulumi:"sources"`
 	// `active`, or `expired` once idle too long (the next `up` after a refresh replaces it).
-	Status pulumi.StringOutput `pulumi:"status"`
+	Status EnvironmentStatusOutput `pulumi:"status"`
 	// System instruction for the interactions in this environment; self_hosted only. A change replaces the environment.
 	SystemInstruction pulumi.StringPtrOutput `pulumi:"systemInstruction"`
-	// How a change to inline sources' content is applied: `inPlace` (default) uploads the changed and added files and keeps the environment, its id and the files the agent wrote; `replace` creates a new environment for any change.
+	// How a change to inline sources' content is applied: `in_place` (default) uploads the changed and added files and keeps the environment, its id and the files the agent wrote; `replace` creates a new environment for any change. `inPlace`, its name before 0.2.0, is read as `in_place`.
 	UpdateStrategy UpdateStrategyPtrOutput `pulumi:"updateStrategy"`
 	// Last update time, ISO 8601.
 	Updated pulumi.StringOutput `pulumi:"updated"`
@@ -107,7 +107,7 @@ type environmentArgs struct {
 	Sources []Source `pulumi:"sources"`
 	// System instruction for the interactions in this environment; self_hosted only. A change replaces the environment.
 	SystemInstruction *string `pulumi:"systemInstruction"`
-	// How a change to inline sources' content is applied: `inPlace` (default) uploads the changed and added files and keeps the environment, its id and the files the agent wrote; `replace` creates a new environment for any change.
+	// How a change to inline sources' content is applied: `in_place` (default) uploads the changed and added files and keeps the environment, its id and the files the agent wrote; `replace` creates a new environment for any change. `inPlace`, its name before 0.2.0, is read as `in_place`.
 	UpdateStrategy *UpdateStrategy `pulumi:"updateStrategy"`
 }
 
@@ -127,7 +127,7 @@ type EnvironmentArgs struct {
 	Sources SourceArrayInput
 	// System instruction for the interactions in this environment; self_hosted only. A change replaces the environment.
 	SystemInstruction pulumi.StringPtrInput
-	// How a change to inline sources' content is applied: `inPlace` (default) uploads the changed and added files and keeps the environment, its id and the files the agent wrote; `replace` creates a new environment for any change.
+	// How a change to inline sources' content is applied: `in_place` (default) uploads the changed and added files and keeps the environment, its id and the files the agent wrote; `replace` creates a new environment for any change. `inPlace`, its name before 0.2.0, is read as `in_place`.
 	UpdateStrategy UpdateStrategyPtrInput
 }
 
@@ -229,8 +229,8 @@ func (o EnvironmentOutput) Sources() SourceArrayOutput {
 }
 
 // `active`, or `expired` once idle too long (the next `up` after a refresh replaces it).
-func (o EnvironmentOutput) Status() pulumi.StringOutput {
-	return o.ApplyT(func(v *Environment) pulumi.StringOutput { return v.Status }).(pulumi.StringOutput)
+func (o EnvironmentOutput) Status() EnvironmentStatusOutput {
+	return o.ApplyT(func(v *Environment) EnvironmentStatusOutput { return v.Status }).(EnvironmentStatusOutput)
 }
 
 // System instruction for the interactions in this environment; self_hosted only. A change replaces the environment.
@@ -238,7 +238,7 @@ func (o EnvironmentOutput) SystemInstruction() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Environment) pulumi.StringPtrOutput { return v.SystemInstruction }).(pulumi.StringPtrOutput)
 }
 
-// How a change to inline sources' content is applied: `inPlace` (default) uploads the changed and added files and keeps the environment, its id and the files the agent wrote; `replace` creates a new environment for any change.
+// How a change to inline sources' content is applied: `in_place` (default) uploads the changed and added files and keeps the environment, its id and the files the agent wrote; `replace` creates a new environment for any change. `inPlace`, its name before 0.2.0, is read as `in_place`.
 func (o EnvironmentOutput) UpdateStrategy() UpdateStrategyPtrOutput {
 	return o.ApplyT(func(v *Environment) UpdateStrategyPtrOutput { return v.UpdateStrategy }).(UpdateStrategyPtrOutput)
 }

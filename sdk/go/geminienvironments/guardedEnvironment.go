@@ -17,7 +17,7 @@ type GuardedEnvironment struct {
 	pulumi.ResourceState
 
 	// Linter warning codes reviewed and accepted, not reported again (errors cannot be acknowledged).
-	AcknowledgedWarnings pulumi.StringArrayOutput `pulumi:"acknowledgedWarnings"`
+	AcknowledgedWarnings LintCodeArrayOutput `pulumi:"acknowledgedWarnings"`
 	// The Environment's id, e.g. `env_abc123`.
 	EnvironmentId pulumi.StringOutput `pulumi:"environmentId"`
 	// Number of files in the environment.
@@ -33,8 +33,8 @@ type GuardedEnvironment struct {
 	// More sources after the bundle's, e.g. the workspace the agent works on.
 	Sources SourceArrayOutput `pulumi:"sources"`
 	// `active` or `expired`.
-	Status pulumi.StringOutput `pulumi:"status"`
-	// The Environment's `updateStrategy`: `inPlace` (default: a hook change uploads the files, the agent's work stays) or `replace`.
+	Status EnvironmentStatusOutput `pulumi:"status"`
+	// The Environment's `updateStrategy`: `in_place` (default: a hook change uploads the files, the agent's work stays) or `replace`.
 	UpdateStrategy UpdateStrategyPtrOutput `pulumi:"updateStrategy"`
 }
 
@@ -59,28 +59,28 @@ func NewGuardedEnvironment(ctx *pulumi.Context,
 
 type guardedEnvironmentArgs struct {
 	// Linter warning codes reviewed and accepted, not reported again (errors cannot be acknowledged).
-	AcknowledgedWarnings []string `pulumi:"acknowledgedWarnings"`
+	AcknowledgedWarnings []LintCode `pulumi:"acknowledgedWarnings"`
 	// The hooks config and scripts, shipped as `.agents/hooks.json` and `.agents/hooks-scripts/*`.
 	Hooks HookBundle `pulumi:"hooks"`
 	// The egress policy (omitted: all egress allowed; the TypeScript component asks for it explicitly); HTTP hooks need their hosts allowed.
 	Network *NetworkAllowlist `pulumi:"network"`
 	// More sources after the bundle's, e.g. the workspace the agent works on.
 	Sources []Source `pulumi:"sources"`
-	// The Environment's `updateStrategy`: `inPlace` (default: a hook change uploads the files, the agent's work stays) or `replace`.
+	// The Environment's `updateStrategy`: `in_place` (default: a hook change uploads the files, the agent's work stays) or `replace`.
 	UpdateStrategy *UpdateStrategy `pulumi:"updateStrategy"`
 }
 
 // The set of arguments for constructing a GuardedEnvironment resource.
 type GuardedEnvironmentArgs struct {
 	// Linter warning codes reviewed and accepted, not reported again (errors cannot be acknowledged).
-	AcknowledgedWarnings pulumi.StringArrayInput
+	AcknowledgedWarnings LintCodeArrayInput
 	// The hooks config and scripts, shipped as `.agents/hooks.json` and `.agents/hooks-scripts/*`.
 	Hooks HookBundleInput
 	// The egress policy (omitted: all egress allowed; the TypeScript component asks for it explicitly); HTTP hooks need their hosts allowed.
 	Network NetworkAllowlistPtrInput
 	// More sources after the bundle's, e.g. the workspace the agent works on.
 	Sources SourceArrayInput
-	// The Environment's `updateStrategy`: `inPlace` (default: a hook change uploads the files, the agent's work stays) or `replace`.
+	// The Environment's `updateStrategy`: `in_place` (default: a hook change uploads the files, the agent's work stays) or `replace`.
 	UpdateStrategy UpdateStrategyPtrInput
 }
 
@@ -122,8 +122,8 @@ func (o GuardedEnvironmentOutput) ToGuardedEnvironmentOutputWithContext(ctx cont
 }
 
 // Linter warning codes reviewed and accepted, not reported again (errors cannot be acknowledged).
-func (o GuardedEnvironmentOutput) AcknowledgedWarnings() pulumi.StringArrayOutput {
-	return o.ApplyT(func(v *GuardedEnvironment) pulumi.StringArrayOutput { return v.AcknowledgedWarnings }).(pulumi.StringArrayOutput)
+func (o GuardedEnvironmentOutput) AcknowledgedWarnings() LintCodeArrayOutput {
+	return o.ApplyT(func(v *GuardedEnvironment) LintCodeArrayOutput { return v.AcknowledgedWarnings }).(LintCodeArrayOutput)
 }
 
 // The Environment's id, e.g. `env_abc123`.
@@ -162,11 +162,11 @@ func (o GuardedEnvironmentOutput) Sources() SourceArrayOutput {
 }
 
 // `active` or `expired`.
-func (o GuardedEnvironmentOutput) Status() pulumi.StringOutput {
-	return o.ApplyT(func(v *GuardedEnvironment) pulumi.StringOutput { return v.Status }).(pulumi.StringOutput)
+func (o GuardedEnvironmentOutput) Status() EnvironmentStatusOutput {
+	return o.ApplyT(func(v *GuardedEnvironment) EnvironmentStatusOutput { return v.Status }).(EnvironmentStatusOutput)
 }
 
-// The Environment's `updateStrategy`: `inPlace` (default: a hook change uploads the files, the agent's work stays) or `replace`.
+// The Environment's `updateStrategy`: `in_place` (default: a hook change uploads the files, the agent's work stays) or `replace`.
 func (o GuardedEnvironmentOutput) UpdateStrategy() UpdateStrategyPtrOutput {
 	return o.ApplyT(func(v *GuardedEnvironment) UpdateStrategyPtrOutput { return v.UpdateStrategy }).(UpdateStrategyPtrOutput)
 }

@@ -10,12 +10,278 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
+// Whether the egress proxy still injects a credential.
+type CredentialStatus string
+
+const (
+	// The proxy injects it.
+	CredentialStatusActive = CredentialStatus("active")
+	// Revoked: the proxy no longer injects it.
+	CredentialStatusRevoked = CredentialStatus("revoked")
+)
+
+type CredentialStatusOutput struct{ *pulumi.OutputState }
+
+func (CredentialStatusOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*CredentialStatus)(nil)).Elem()
+}
+
+func (o CredentialStatusOutput) ToCredentialStatusOutput() CredentialStatusOutput {
+	return o
+}
+
+func (o CredentialStatusOutput) ToCredentialStatusOutputWithContext(ctx context.Context) CredentialStatusOutput {
+	return o
+}
+
+func (o CredentialStatusOutput) ToCredentialStatusPtrOutput() CredentialStatusPtrOutput {
+	return o.ToCredentialStatusPtrOutputWithContext(context.Background())
+}
+
+func (o CredentialStatusOutput) ToCredentialStatusPtrOutputWithContext(ctx context.Context) CredentialStatusPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v CredentialStatus) *CredentialStatus {
+		return &v
+	}).(CredentialStatusPtrOutput)
+}
+
+func (o CredentialStatusOutput) ToStringOutput() pulumi.StringOutput {
+	return o.ToStringOutputWithContext(context.Background())
+}
+
+func (o CredentialStatusOutput) ToStringOutputWithContext(ctx context.Context) pulumi.StringOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e CredentialStatus) string {
+		return string(e)
+	}).(pulumi.StringOutput)
+}
+
+func (o CredentialStatusOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return o.ToStringPtrOutputWithContext(context.Background())
+}
+
+func (o CredentialStatusOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e CredentialStatus) *string {
+		v := string(e)
+		return &v
+	}).(pulumi.StringPtrOutput)
+}
+
+type CredentialStatusPtrOutput struct{ *pulumi.OutputState }
+
+func (CredentialStatusPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**CredentialStatus)(nil)).Elem()
+}
+
+func (o CredentialStatusPtrOutput) ToCredentialStatusPtrOutput() CredentialStatusPtrOutput {
+	return o
+}
+
+func (o CredentialStatusPtrOutput) ToCredentialStatusPtrOutputWithContext(ctx context.Context) CredentialStatusPtrOutput {
+	return o
+}
+
+func (o CredentialStatusPtrOutput) Elem() CredentialStatusOutput {
+	return o.ApplyT(func(v *CredentialStatus) CredentialStatus {
+		if v != nil {
+			return *v
+		}
+		var ret CredentialStatus
+		return ret
+	}).(CredentialStatusOutput)
+}
+
+func (o CredentialStatusPtrOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return o.ToStringPtrOutputWithContext(context.Background())
+}
+
+func (o CredentialStatusPtrOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e *CredentialStatus) *string {
+		if e == nil {
+			return nil
+		}
+		v := string(*e)
+		return &v
+	}).(pulumi.StringPtrOutput)
+}
+
+// What a credential holds and how the egress proxy injects it.
+type CredentialType string
+
+const (
+	// A value injected where a request names it (header, query or body), for trusted domains only.
+	CredentialTypeEnvironmentVariable = CredentialType("environment_variable")
+	// A token sent in a header (`Authorization: Bearer …` by default).
+	CredentialTypeBearerToken = CredentialType("bearer_token")
+	// OAuth 2.0 client credentials and a refresh token; the proxy sends a fresh access token.
+	CredentialTypeOauth2 = CredentialType("oauth2")
+)
+
+func (CredentialType) ElementType() reflect.Type {
+	return reflect.TypeOf((*CredentialType)(nil)).Elem()
+}
+
+func (e CredentialType) ToCredentialTypeOutput() CredentialTypeOutput {
+	return pulumi.ToOutput(e).(CredentialTypeOutput)
+}
+
+func (e CredentialType) ToCredentialTypeOutputWithContext(ctx context.Context) CredentialTypeOutput {
+	return pulumi.ToOutputWithContext(ctx, e).(CredentialTypeOutput)
+}
+
+func (e CredentialType) ToCredentialTypePtrOutput() CredentialTypePtrOutput {
+	return e.ToCredentialTypePtrOutputWithContext(context.Background())
+}
+
+func (e CredentialType) ToCredentialTypePtrOutputWithContext(ctx context.Context) CredentialTypePtrOutput {
+	return CredentialType(e).ToCredentialTypeOutputWithContext(ctx).ToCredentialTypePtrOutputWithContext(ctx)
+}
+
+func (e CredentialType) ToStringOutput() pulumi.StringOutput {
+	return pulumi.ToOutput(pulumi.String(e)).(pulumi.StringOutput)
+}
+
+func (e CredentialType) ToStringOutputWithContext(ctx context.Context) pulumi.StringOutput {
+	return pulumi.ToOutputWithContext(ctx, pulumi.String(e)).(pulumi.StringOutput)
+}
+
+func (e CredentialType) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return pulumi.String(e).ToStringPtrOutputWithContext(context.Background())
+}
+
+func (e CredentialType) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return pulumi.String(e).ToStringOutputWithContext(ctx).ToStringPtrOutputWithContext(ctx)
+}
+
+type CredentialTypeOutput struct{ *pulumi.OutputState }
+
+func (CredentialTypeOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*CredentialType)(nil)).Elem()
+}
+
+func (o CredentialTypeOutput) ToCredentialTypeOutput() CredentialTypeOutput {
+	return o
+}
+
+func (o CredentialTypeOutput) ToCredentialTypeOutputWithContext(ctx context.Context) CredentialTypeOutput {
+	return o
+}
+
+func (o CredentialTypeOutput) ToCredentialTypePtrOutput() CredentialTypePtrOutput {
+	return o.ToCredentialTypePtrOutputWithContext(context.Background())
+}
+
+func (o CredentialTypeOutput) ToCredentialTypePtrOutputWithContext(ctx context.Context) CredentialTypePtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v CredentialType) *CredentialType {
+		return &v
+	}).(CredentialTypePtrOutput)
+}
+
+func (o CredentialTypeOutput) ToStringOutput() pulumi.StringOutput {
+	return o.ToStringOutputWithContext(context.Background())
+}
+
+func (o CredentialTypeOutput) ToStringOutputWithContext(ctx context.Context) pulumi.StringOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e CredentialType) string {
+		return string(e)
+	}).(pulumi.StringOutput)
+}
+
+func (o CredentialTypeOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return o.ToStringPtrOutputWithContext(context.Background())
+}
+
+func (o CredentialTypeOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e CredentialType) *string {
+		v := string(e)
+		return &v
+	}).(pulumi.StringPtrOutput)
+}
+
+type CredentialTypePtrOutput struct{ *pulumi.OutputState }
+
+func (CredentialTypePtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**CredentialType)(nil)).Elem()
+}
+
+func (o CredentialTypePtrOutput) ToCredentialTypePtrOutput() CredentialTypePtrOutput {
+	return o
+}
+
+func (o CredentialTypePtrOutput) ToCredentialTypePtrOutputWithContext(ctx context.Context) CredentialTypePtrOutput {
+	return o
+}
+
+func (o CredentialTypePtrOutput) Elem() CredentialTypeOutput {
+	return o.ApplyT(func(v *CredentialType) CredentialType {
+		if v != nil {
+			return *v
+		}
+		var ret CredentialType
+		return ret
+	}).(CredentialTypeOutput)
+}
+
+func (o CredentialTypePtrOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return o.ToStringPtrOutputWithContext(context.Background())
+}
+
+func (o CredentialTypePtrOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e *CredentialType) *string {
+		if e == nil {
+			return nil
+		}
+		v := string(*e)
+		return &v
+	}).(pulumi.StringPtrOutput)
+}
+
+// CredentialTypeInput is an input type that accepts values of the CredentialType enum
+// A concrete instance of `CredentialTypeInput` can be one of the following:
+//
+//	CredentialTypeEnvironmentVariable
+//	CredentialTypeBearerToken
+//	CredentialTypeOauth2
+type CredentialTypeInput interface {
+	pulumi.Input
+
+	ToCredentialTypeOutput() CredentialTypeOutput
+	ToCredentialTypeOutputWithContext(context.Context) CredentialTypeOutput
+}
+
+var credentialTypePtrType = reflect.TypeOf((**CredentialType)(nil)).Elem()
+
+type CredentialTypePtrInput interface {
+	pulumi.Input
+
+	ToCredentialTypePtrOutput() CredentialTypePtrOutput
+	ToCredentialTypePtrOutputWithContext(context.Context) CredentialTypePtrOutput
+}
+
+type credentialTypePtr string
+
+func CredentialTypePtr(v string) CredentialTypePtrInput {
+	return (*credentialTypePtr)(&v)
+}
+
+func (*credentialTypePtr) ElementType() reflect.Type {
+	return credentialTypePtrType
+}
+
+func (in *credentialTypePtr) ToCredentialTypePtrOutput() CredentialTypePtrOutput {
+	return pulumi.ToOutput(in).(CredentialTypePtrOutput)
+}
+
+func (in *credentialTypePtr) ToCredentialTypePtrOutputWithContext(ctx context.Context) CredentialTypePtrOutput {
+	return pulumi.ToOutputWithContext(ctx, in).(CredentialTypePtrOutput)
+}
+
 // Compute lifecycle of an environment: `on_demand` (the service runs the sandbox) or `self_hosted` (your sandbox daemon polls for the work, authenticated by the environment's key).
 type EnvironmentMode string
 
 const (
-	EnvironmentMode_On_demand   = EnvironmentMode("on_demand")
-	EnvironmentMode_Self_hosted = EnvironmentMode("self_hosted")
+	// The service runs the sandbox (the default).
+	EnvironmentModeOnDemand = EnvironmentMode("on_demand")
+	// Your sandbox daemon polls for the work, authenticated by the environment's key.
+	EnvironmentModeSelfHosted = EnvironmentMode("self_hosted")
 )
 
 func (EnvironmentMode) ElementType() reflect.Type {
@@ -140,8 +406,8 @@ func (o EnvironmentModePtrOutput) ToStringPtrOutputWithContext(ctx context.Conte
 // EnvironmentModeInput is an input type that accepts values of the EnvironmentMode enum
 // A concrete instance of `EnvironmentModeInput` can be one of the following:
 //
-//	EnvironmentMode_On_demand
-//	EnvironmentMode_Self_hosted
+//	EnvironmentModeOnDemand
+//	EnvironmentModeSelfHosted
 type EnvironmentModeInput interface {
 	pulumi.Input
 
@@ -176,14 +442,900 @@ func (in *environmentModePtr) ToEnvironmentModePtrOutputWithContext(ctx context.
 	return pulumi.ToOutputWithContext(ctx, in).(EnvironmentModePtrOutput)
 }
 
+// The state of an environment's container.
+type EnvironmentStatus string
+
+const (
+	// The environment can run work.
+	EnvironmentStatusActive = EnvironmentStatus("active")
+	// Idle too long: its container is gone; the next `up` after a refresh replaces it.
+	EnvironmentStatusExpired = EnvironmentStatus("expired")
+)
+
+type EnvironmentStatusOutput struct{ *pulumi.OutputState }
+
+func (EnvironmentStatusOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*EnvironmentStatus)(nil)).Elem()
+}
+
+func (o EnvironmentStatusOutput) ToEnvironmentStatusOutput() EnvironmentStatusOutput {
+	return o
+}
+
+func (o EnvironmentStatusOutput) ToEnvironmentStatusOutputWithContext(ctx context.Context) EnvironmentStatusOutput {
+	return o
+}
+
+func (o EnvironmentStatusOutput) ToEnvironmentStatusPtrOutput() EnvironmentStatusPtrOutput {
+	return o.ToEnvironmentStatusPtrOutputWithContext(context.Background())
+}
+
+func (o EnvironmentStatusOutput) ToEnvironmentStatusPtrOutputWithContext(ctx context.Context) EnvironmentStatusPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v EnvironmentStatus) *EnvironmentStatus {
+		return &v
+	}).(EnvironmentStatusPtrOutput)
+}
+
+func (o EnvironmentStatusOutput) ToStringOutput() pulumi.StringOutput {
+	return o.ToStringOutputWithContext(context.Background())
+}
+
+func (o EnvironmentStatusOutput) ToStringOutputWithContext(ctx context.Context) pulumi.StringOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e EnvironmentStatus) string {
+		return string(e)
+	}).(pulumi.StringOutput)
+}
+
+func (o EnvironmentStatusOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return o.ToStringPtrOutputWithContext(context.Background())
+}
+
+func (o EnvironmentStatusOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e EnvironmentStatus) *string {
+		v := string(e)
+		return &v
+	}).(pulumi.StringPtrOutput)
+}
+
+type EnvironmentStatusPtrOutput struct{ *pulumi.OutputState }
+
+func (EnvironmentStatusPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**EnvironmentStatus)(nil)).Elem()
+}
+
+func (o EnvironmentStatusPtrOutput) ToEnvironmentStatusPtrOutput() EnvironmentStatusPtrOutput {
+	return o
+}
+
+func (o EnvironmentStatusPtrOutput) ToEnvironmentStatusPtrOutputWithContext(ctx context.Context) EnvironmentStatusPtrOutput {
+	return o
+}
+
+func (o EnvironmentStatusPtrOutput) Elem() EnvironmentStatusOutput {
+	return o.ApplyT(func(v *EnvironmentStatus) EnvironmentStatus {
+		if v != nil {
+			return *v
+		}
+		var ret EnvironmentStatus
+		return ret
+	}).(EnvironmentStatusOutput)
+}
+
+func (o EnvironmentStatusPtrOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return o.ToStringPtrOutputWithContext(context.Background())
+}
+
+func (o EnvironmentStatusPtrOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e *EnvironmentStatus) *string {
+		if e == nil {
+			return nil
+		}
+		v := string(*e)
+		return &v
+	}).(pulumi.StringPtrOutput)
+}
+
+// What a hook decides about a tool call.
+type HookDecision string
+
+const (
+	// The call goes ahead.
+	HookDecisionAllow = HookDecision("allow")
+	// The call is refused, with the hook's reason.
+	HookDecisionDeny = HookDecision("deny")
+)
+
+func (HookDecision) ElementType() reflect.Type {
+	return reflect.TypeOf((*HookDecision)(nil)).Elem()
+}
+
+func (e HookDecision) ToHookDecisionOutput() HookDecisionOutput {
+	return pulumi.ToOutput(e).(HookDecisionOutput)
+}
+
+func (e HookDecision) ToHookDecisionOutputWithContext(ctx context.Context) HookDecisionOutput {
+	return pulumi.ToOutputWithContext(ctx, e).(HookDecisionOutput)
+}
+
+func (e HookDecision) ToHookDecisionPtrOutput() HookDecisionPtrOutput {
+	return e.ToHookDecisionPtrOutputWithContext(context.Background())
+}
+
+func (e HookDecision) ToHookDecisionPtrOutputWithContext(ctx context.Context) HookDecisionPtrOutput {
+	return HookDecision(e).ToHookDecisionOutputWithContext(ctx).ToHookDecisionPtrOutputWithContext(ctx)
+}
+
+func (e HookDecision) ToStringOutput() pulumi.StringOutput {
+	return pulumi.ToOutput(pulumi.String(e)).(pulumi.StringOutput)
+}
+
+func (e HookDecision) ToStringOutputWithContext(ctx context.Context) pulumi.StringOutput {
+	return pulumi.ToOutputWithContext(ctx, pulumi.String(e)).(pulumi.StringOutput)
+}
+
+func (e HookDecision) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return pulumi.String(e).ToStringPtrOutputWithContext(context.Background())
+}
+
+func (e HookDecision) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return pulumi.String(e).ToStringOutputWithContext(ctx).ToStringPtrOutputWithContext(ctx)
+}
+
+type HookDecisionOutput struct{ *pulumi.OutputState }
+
+func (HookDecisionOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*HookDecision)(nil)).Elem()
+}
+
+func (o HookDecisionOutput) ToHookDecisionOutput() HookDecisionOutput {
+	return o
+}
+
+func (o HookDecisionOutput) ToHookDecisionOutputWithContext(ctx context.Context) HookDecisionOutput {
+	return o
+}
+
+func (o HookDecisionOutput) ToHookDecisionPtrOutput() HookDecisionPtrOutput {
+	return o.ToHookDecisionPtrOutputWithContext(context.Background())
+}
+
+func (o HookDecisionOutput) ToHookDecisionPtrOutputWithContext(ctx context.Context) HookDecisionPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v HookDecision) *HookDecision {
+		return &v
+	}).(HookDecisionPtrOutput)
+}
+
+func (o HookDecisionOutput) ToStringOutput() pulumi.StringOutput {
+	return o.ToStringOutputWithContext(context.Background())
+}
+
+func (o HookDecisionOutput) ToStringOutputWithContext(ctx context.Context) pulumi.StringOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e HookDecision) string {
+		return string(e)
+	}).(pulumi.StringOutput)
+}
+
+func (o HookDecisionOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return o.ToStringPtrOutputWithContext(context.Background())
+}
+
+func (o HookDecisionOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e HookDecision) *string {
+		v := string(e)
+		return &v
+	}).(pulumi.StringPtrOutput)
+}
+
+type HookDecisionPtrOutput struct{ *pulumi.OutputState }
+
+func (HookDecisionPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**HookDecision)(nil)).Elem()
+}
+
+func (o HookDecisionPtrOutput) ToHookDecisionPtrOutput() HookDecisionPtrOutput {
+	return o
+}
+
+func (o HookDecisionPtrOutput) ToHookDecisionPtrOutputWithContext(ctx context.Context) HookDecisionPtrOutput {
+	return o
+}
+
+func (o HookDecisionPtrOutput) Elem() HookDecisionOutput {
+	return o.ApplyT(func(v *HookDecision) HookDecision {
+		if v != nil {
+			return *v
+		}
+		var ret HookDecision
+		return ret
+	}).(HookDecisionOutput)
+}
+
+func (o HookDecisionPtrOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return o.ToStringPtrOutputWithContext(context.Background())
+}
+
+func (o HookDecisionPtrOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e *HookDecision) *string {
+		if e == nil {
+			return nil
+		}
+		v := string(*e)
+		return &v
+	}).(pulumi.StringPtrOutput)
+}
+
+// HookDecisionInput is an input type that accepts values of the HookDecision enum
+// A concrete instance of `HookDecisionInput` can be one of the following:
+//
+//	HookDecisionAllow
+//	HookDecisionDeny
+type HookDecisionInput interface {
+	pulumi.Input
+
+	ToHookDecisionOutput() HookDecisionOutput
+	ToHookDecisionOutputWithContext(context.Context) HookDecisionOutput
+}
+
+var hookDecisionPtrType = reflect.TypeOf((**HookDecision)(nil)).Elem()
+
+type HookDecisionPtrInput interface {
+	pulumi.Input
+
+	ToHookDecisionPtrOutput() HookDecisionPtrOutput
+	ToHookDecisionPtrOutputWithContext(context.Context) HookDecisionPtrOutput
+}
+
+type hookDecisionPtr string
+
+func HookDecisionPtr(v string) HookDecisionPtrInput {
+	return (*hookDecisionPtr)(&v)
+}
+
+func (*hookDecisionPtr) ElementType() reflect.Type {
+	return hookDecisionPtrType
+}
+
+func (in *hookDecisionPtr) ToHookDecisionPtrOutput() HookDecisionPtrOutput {
+	return pulumi.ToOutput(in).(HookDecisionPtrOutput)
+}
+
+func (in *hookDecisionPtr) ToHookDecisionPtrOutputWithContext(ctx context.Context) HookDecisionPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, in).(HookDecisionPtrOutput)
+}
+
+// The moment a rule's hooks run.
+type HookEvent string
+
+const (
+	// Just before a tool runs: a handler may deny the call.
+	HookEventPreToolExecution = HookEvent("pre_tool_execution")
+	// Just after a tool finishes: handlers observe it and cannot block or undo it.
+	HookEventPostToolExecution = HookEvent("post_tool_execution")
+)
+
+func (HookEvent) ElementType() reflect.Type {
+	return reflect.TypeOf((*HookEvent)(nil)).Elem()
+}
+
+func (e HookEvent) ToHookEventOutput() HookEventOutput {
+	return pulumi.ToOutput(e).(HookEventOutput)
+}
+
+func (e HookEvent) ToHookEventOutputWithContext(ctx context.Context) HookEventOutput {
+	return pulumi.ToOutputWithContext(ctx, e).(HookEventOutput)
+}
+
+func (e HookEvent) ToHookEventPtrOutput() HookEventPtrOutput {
+	return e.ToHookEventPtrOutputWithContext(context.Background())
+}
+
+func (e HookEvent) ToHookEventPtrOutputWithContext(ctx context.Context) HookEventPtrOutput {
+	return HookEvent(e).ToHookEventOutputWithContext(ctx).ToHookEventPtrOutputWithContext(ctx)
+}
+
+func (e HookEvent) ToStringOutput() pulumi.StringOutput {
+	return pulumi.ToOutput(pulumi.String(e)).(pulumi.StringOutput)
+}
+
+func (e HookEvent) ToStringOutputWithContext(ctx context.Context) pulumi.StringOutput {
+	return pulumi.ToOutputWithContext(ctx, pulumi.String(e)).(pulumi.StringOutput)
+}
+
+func (e HookEvent) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return pulumi.String(e).ToStringPtrOutputWithContext(context.Background())
+}
+
+func (e HookEvent) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return pulumi.String(e).ToStringOutputWithContext(ctx).ToStringPtrOutputWithContext(ctx)
+}
+
+type HookEventOutput struct{ *pulumi.OutputState }
+
+func (HookEventOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*HookEvent)(nil)).Elem()
+}
+
+func (o HookEventOutput) ToHookEventOutput() HookEventOutput {
+	return o
+}
+
+func (o HookEventOutput) ToHookEventOutputWithContext(ctx context.Context) HookEventOutput {
+	return o
+}
+
+func (o HookEventOutput) ToHookEventPtrOutput() HookEventPtrOutput {
+	return o.ToHookEventPtrOutputWithContext(context.Background())
+}
+
+func (o HookEventOutput) ToHookEventPtrOutputWithContext(ctx context.Context) HookEventPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v HookEvent) *HookEvent {
+		return &v
+	}).(HookEventPtrOutput)
+}
+
+func (o HookEventOutput) ToStringOutput() pulumi.StringOutput {
+	return o.ToStringOutputWithContext(context.Background())
+}
+
+func (o HookEventOutput) ToStringOutputWithContext(ctx context.Context) pulumi.StringOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e HookEvent) string {
+		return string(e)
+	}).(pulumi.StringOutput)
+}
+
+func (o HookEventOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return o.ToStringPtrOutputWithContext(context.Background())
+}
+
+func (o HookEventOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e HookEvent) *string {
+		v := string(e)
+		return &v
+	}).(pulumi.StringPtrOutput)
+}
+
+type HookEventPtrOutput struct{ *pulumi.OutputState }
+
+func (HookEventPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**HookEvent)(nil)).Elem()
+}
+
+func (o HookEventPtrOutput) ToHookEventPtrOutput() HookEventPtrOutput {
+	return o
+}
+
+func (o HookEventPtrOutput) ToHookEventPtrOutputWithContext(ctx context.Context) HookEventPtrOutput {
+	return o
+}
+
+func (o HookEventPtrOutput) Elem() HookEventOutput {
+	return o.ApplyT(func(v *HookEvent) HookEvent {
+		if v != nil {
+			return *v
+		}
+		var ret HookEvent
+		return ret
+	}).(HookEventOutput)
+}
+
+func (o HookEventPtrOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return o.ToStringPtrOutputWithContext(context.Background())
+}
+
+func (o HookEventPtrOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e *HookEvent) *string {
+		if e == nil {
+			return nil
+		}
+		v := string(*e)
+		return &v
+	}).(pulumi.StringPtrOutput)
+}
+
+// HookEventInput is an input type that accepts values of the HookEvent enum
+// A concrete instance of `HookEventInput` can be one of the following:
+//
+//	HookEventPreToolExecution
+//	HookEventPostToolExecution
+type HookEventInput interface {
+	pulumi.Input
+
+	ToHookEventOutput() HookEventOutput
+	ToHookEventOutputWithContext(context.Context) HookEventOutput
+}
+
+var hookEventPtrType = reflect.TypeOf((**HookEvent)(nil)).Elem()
+
+type HookEventPtrInput interface {
+	pulumi.Input
+
+	ToHookEventPtrOutput() HookEventPtrOutput
+	ToHookEventPtrOutputWithContext(context.Context) HookEventPtrOutput
+}
+
+type hookEventPtr string
+
+func HookEventPtr(v string) HookEventPtrInput {
+	return (*hookEventPtr)(&v)
+}
+
+func (*hookEventPtr) ElementType() reflect.Type {
+	return hookEventPtrType
+}
+
+func (in *hookEventPtr) ToHookEventPtrOutput() HookEventPtrOutput {
+	return pulumi.ToOutput(in).(HookEventPtrOutput)
+}
+
+func (in *hookEventPtr) ToHookEventPtrOutputWithContext(ctx context.Context) HookEventPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, in).(HookEventPtrOutput)
+}
+
+// Where an environment_variable credential's value may be injected.
+type InjectionLocation string
+
+const (
+	// An HTTP header.
+	InjectionLocationHeader = InjectionLocation("header")
+	// The URL's query string.
+	InjectionLocationQuery = InjectionLocation("query")
+	// The request body.
+	InjectionLocationBody = InjectionLocation("body")
+)
+
+func (InjectionLocation) ElementType() reflect.Type {
+	return reflect.TypeOf((*InjectionLocation)(nil)).Elem()
+}
+
+func (e InjectionLocation) ToInjectionLocationOutput() InjectionLocationOutput {
+	return pulumi.ToOutput(e).(InjectionLocationOutput)
+}
+
+func (e InjectionLocation) ToInjectionLocationOutputWithContext(ctx context.Context) InjectionLocationOutput {
+	return pulumi.ToOutputWithContext(ctx, e).(InjectionLocationOutput)
+}
+
+func (e InjectionLocation) ToInjectionLocationPtrOutput() InjectionLocationPtrOutput {
+	return e.ToInjectionLocationPtrOutputWithContext(context.Background())
+}
+
+func (e InjectionLocation) ToInjectionLocationPtrOutputWithContext(ctx context.Context) InjectionLocationPtrOutput {
+	return InjectionLocation(e).ToInjectionLocationOutputWithContext(ctx).ToInjectionLocationPtrOutputWithContext(ctx)
+}
+
+func (e InjectionLocation) ToStringOutput() pulumi.StringOutput {
+	return pulumi.ToOutput(pulumi.String(e)).(pulumi.StringOutput)
+}
+
+func (e InjectionLocation) ToStringOutputWithContext(ctx context.Context) pulumi.StringOutput {
+	return pulumi.ToOutputWithContext(ctx, pulumi.String(e)).(pulumi.StringOutput)
+}
+
+func (e InjectionLocation) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return pulumi.String(e).ToStringPtrOutputWithContext(context.Background())
+}
+
+func (e InjectionLocation) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return pulumi.String(e).ToStringOutputWithContext(ctx).ToStringPtrOutputWithContext(ctx)
+}
+
+type InjectionLocationOutput struct{ *pulumi.OutputState }
+
+func (InjectionLocationOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*InjectionLocation)(nil)).Elem()
+}
+
+func (o InjectionLocationOutput) ToInjectionLocationOutput() InjectionLocationOutput {
+	return o
+}
+
+func (o InjectionLocationOutput) ToInjectionLocationOutputWithContext(ctx context.Context) InjectionLocationOutput {
+	return o
+}
+
+func (o InjectionLocationOutput) ToInjectionLocationPtrOutput() InjectionLocationPtrOutput {
+	return o.ToInjectionLocationPtrOutputWithContext(context.Background())
+}
+
+func (o InjectionLocationOutput) ToInjectionLocationPtrOutputWithContext(ctx context.Context) InjectionLocationPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v InjectionLocation) *InjectionLocation {
+		return &v
+	}).(InjectionLocationPtrOutput)
+}
+
+func (o InjectionLocationOutput) ToStringOutput() pulumi.StringOutput {
+	return o.ToStringOutputWithContext(context.Background())
+}
+
+func (o InjectionLocationOutput) ToStringOutputWithContext(ctx context.Context) pulumi.StringOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e InjectionLocation) string {
+		return string(e)
+	}).(pulumi.StringOutput)
+}
+
+func (o InjectionLocationOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return o.ToStringPtrOutputWithContext(context.Background())
+}
+
+func (o InjectionLocationOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e InjectionLocation) *string {
+		v := string(e)
+		return &v
+	}).(pulumi.StringPtrOutput)
+}
+
+type InjectionLocationPtrOutput struct{ *pulumi.OutputState }
+
+func (InjectionLocationPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**InjectionLocation)(nil)).Elem()
+}
+
+func (o InjectionLocationPtrOutput) ToInjectionLocationPtrOutput() InjectionLocationPtrOutput {
+	return o
+}
+
+func (o InjectionLocationPtrOutput) ToInjectionLocationPtrOutputWithContext(ctx context.Context) InjectionLocationPtrOutput {
+	return o
+}
+
+func (o InjectionLocationPtrOutput) Elem() InjectionLocationOutput {
+	return o.ApplyT(func(v *InjectionLocation) InjectionLocation {
+		if v != nil {
+			return *v
+		}
+		var ret InjectionLocation
+		return ret
+	}).(InjectionLocationOutput)
+}
+
+func (o InjectionLocationPtrOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return o.ToStringPtrOutputWithContext(context.Background())
+}
+
+func (o InjectionLocationPtrOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e *InjectionLocation) *string {
+		if e == nil {
+			return nil
+		}
+		v := string(*e)
+		return &v
+	}).(pulumi.StringPtrOutput)
+}
+
+// InjectionLocationInput is an input type that accepts values of the InjectionLocation enum
+// A concrete instance of `InjectionLocationInput` can be one of the following:
+//
+//	InjectionLocationHeader
+//	InjectionLocationQuery
+//	InjectionLocationBody
+type InjectionLocationInput interface {
+	pulumi.Input
+
+	ToInjectionLocationOutput() InjectionLocationOutput
+	ToInjectionLocationOutputWithContext(context.Context) InjectionLocationOutput
+}
+
+var injectionLocationPtrType = reflect.TypeOf((**InjectionLocation)(nil)).Elem()
+
+type InjectionLocationPtrInput interface {
+	pulumi.Input
+
+	ToInjectionLocationPtrOutput() InjectionLocationPtrOutput
+	ToInjectionLocationPtrOutputWithContext(context.Context) InjectionLocationPtrOutput
+}
+
+type injectionLocationPtr string
+
+func InjectionLocationPtr(v string) InjectionLocationPtrInput {
+	return (*injectionLocationPtr)(&v)
+}
+
+func (*injectionLocationPtr) ElementType() reflect.Type {
+	return injectionLocationPtrType
+}
+
+func (in *injectionLocationPtr) ToInjectionLocationPtrOutput() InjectionLocationPtrOutput {
+	return pulumi.ToOutput(in).(InjectionLocationPtrOutput)
+}
+
+func (in *injectionLocationPtr) ToInjectionLocationPtrOutputWithContext(ctx context.Context) InjectionLocationPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, in).(InjectionLocationPtrOutput)
+}
+
+// InjectionLocationArrayInput is an input type that accepts InjectionLocationArray and InjectionLocationArrayOutput values.
+// You can construct a concrete instance of `InjectionLocationArrayInput` via:
+//
+//	InjectionLocationArray{ InjectionLocationArgs{...} }
+type InjectionLocationArrayInput interface {
+	pulumi.Input
+
+	ToInjectionLocationArrayOutput() InjectionLocationArrayOutput
+	ToInjectionLocationArrayOutputWithContext(context.Context) InjectionLocationArrayOutput
+}
+
+type InjectionLocationArray []InjectionLocation
+
+func (InjectionLocationArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]InjectionLocation)(nil)).Elem()
+}
+
+func (i InjectionLocationArray) ToInjectionLocationArrayOutput() InjectionLocationArrayOutput {
+	return i.ToInjectionLocationArrayOutputWithContext(context.Background())
+}
+
+func (i InjectionLocationArray) ToInjectionLocationArrayOutputWithContext(ctx context.Context) InjectionLocationArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(InjectionLocationArrayOutput)
+}
+
+type InjectionLocationArrayOutput struct{ *pulumi.OutputState }
+
+func (InjectionLocationArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]InjectionLocation)(nil)).Elem()
+}
+
+func (o InjectionLocationArrayOutput) ToInjectionLocationArrayOutput() InjectionLocationArrayOutput {
+	return o
+}
+
+func (o InjectionLocationArrayOutput) ToInjectionLocationArrayOutputWithContext(ctx context.Context) InjectionLocationArrayOutput {
+	return o
+}
+
+func (o InjectionLocationArrayOutput) Index(i pulumi.IntInput) InjectionLocationOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) InjectionLocation {
+		return vs[0].([]InjectionLocation)[vs[1].(int)]
+	}).(InjectionLocationOutput)
+}
+
+// A hooks linter finding's code.
+type LintCode string
+
+const (
+	// The file does not follow the hooks.json schema (error).
+	LintCodeSchema = LintCode("schema")
+	// A matcher RE2 rejects (error).
+	LintCodeInvalidRegex = LintCode("invalid-regex")
+	// A shell glob used as a regular expression, e.g. `view_*` (error).
+	LintCodeGlobMatcher = LintCode("glob-matcher")
+	// A matcher that selects none of the sandbox tools (warning).
+	LintCodeUnknownTool = LintCode("unknown-tool")
+	// The network policy blocks an HTTP hook's host (error).
+	LintCodeHttpHostNotAllowlisted = LintCode("http-host-not-allowlisted")
+	// An HTTP hook to the sandbox itself, which the proxy refuses (error).
+	LintCodeLoopbackUrl = LintCode("loopback-url")
+	// An HTTP hook to an address that is not globally reachable, which the proxy refuses (error).
+	LintCodeBlockedAddressUrl = LintCode("blocked-address-url")
+	// An HTTP hook over plain `http://` (warning).
+	LintCodeInsecureUrl = LintCode("insecure-url")
+	// An HTTP hook header that carries a credential (error).
+	LintCodeSecretInHeader = LintCode("secret-in-header")
+	// Inline hooks and scripts, which the agent can rewrite (warning).
+	LintCodeInlineHooksWritable = LintCode("inline-hooks-writable")
+)
+
+func (LintCode) ElementType() reflect.Type {
+	return reflect.TypeOf((*LintCode)(nil)).Elem()
+}
+
+func (e LintCode) ToLintCodeOutput() LintCodeOutput {
+	return pulumi.ToOutput(e).(LintCodeOutput)
+}
+
+func (e LintCode) ToLintCodeOutputWithContext(ctx context.Context) LintCodeOutput {
+	return pulumi.ToOutputWithContext(ctx, e).(LintCodeOutput)
+}
+
+func (e LintCode) ToLintCodePtrOutput() LintCodePtrOutput {
+	return e.ToLintCodePtrOutputWithContext(context.Background())
+}
+
+func (e LintCode) ToLintCodePtrOutputWithContext(ctx context.Context) LintCodePtrOutput {
+	return LintCode(e).ToLintCodeOutputWithContext(ctx).ToLintCodePtrOutputWithContext(ctx)
+}
+
+func (e LintCode) ToStringOutput() pulumi.StringOutput {
+	return pulumi.ToOutput(pulumi.String(e)).(pulumi.StringOutput)
+}
+
+func (e LintCode) ToStringOutputWithContext(ctx context.Context) pulumi.StringOutput {
+	return pulumi.ToOutputWithContext(ctx, pulumi.String(e)).(pulumi.StringOutput)
+}
+
+func (e LintCode) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return pulumi.String(e).ToStringPtrOutputWithContext(context.Background())
+}
+
+func (e LintCode) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return pulumi.String(e).ToStringOutputWithContext(ctx).ToStringPtrOutputWithContext(ctx)
+}
+
+type LintCodeOutput struct{ *pulumi.OutputState }
+
+func (LintCodeOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*LintCode)(nil)).Elem()
+}
+
+func (o LintCodeOutput) ToLintCodeOutput() LintCodeOutput {
+	return o
+}
+
+func (o LintCodeOutput) ToLintCodeOutputWithContext(ctx context.Context) LintCodeOutput {
+	return o
+}
+
+func (o LintCodeOutput) ToLintCodePtrOutput() LintCodePtrOutput {
+	return o.ToLintCodePtrOutputWithContext(context.Background())
+}
+
+func (o LintCodeOutput) ToLintCodePtrOutputWithContext(ctx context.Context) LintCodePtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v LintCode) *LintCode {
+		return &v
+	}).(LintCodePtrOutput)
+}
+
+func (o LintCodeOutput) ToStringOutput() pulumi.StringOutput {
+	return o.ToStringOutputWithContext(context.Background())
+}
+
+func (o LintCodeOutput) ToStringOutputWithContext(ctx context.Context) pulumi.StringOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e LintCode) string {
+		return string(e)
+	}).(pulumi.StringOutput)
+}
+
+func (o LintCodeOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return o.ToStringPtrOutputWithContext(context.Background())
+}
+
+func (o LintCodeOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e LintCode) *string {
+		v := string(e)
+		return &v
+	}).(pulumi.StringPtrOutput)
+}
+
+type LintCodePtrOutput struct{ *pulumi.OutputState }
+
+func (LintCodePtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**LintCode)(nil)).Elem()
+}
+
+func (o LintCodePtrOutput) ToLintCodePtrOutput() LintCodePtrOutput {
+	return o
+}
+
+func (o LintCodePtrOutput) ToLintCodePtrOutputWithContext(ctx context.Context) LintCodePtrOutput {
+	return o
+}
+
+func (o LintCodePtrOutput) Elem() LintCodeOutput {
+	return o.ApplyT(func(v *LintCode) LintCode {
+		if v != nil {
+			return *v
+		}
+		var ret LintCode
+		return ret
+	}).(LintCodeOutput)
+}
+
+func (o LintCodePtrOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return o.ToStringPtrOutputWithContext(context.Background())
+}
+
+func (o LintCodePtrOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e *LintCode) *string {
+		if e == nil {
+			return nil
+		}
+		v := string(*e)
+		return &v
+	}).(pulumi.StringPtrOutput)
+}
+
+// LintCodeInput is an input type that accepts values of the LintCode enum
+// A concrete instance of `LintCodeInput` can be one of the following:
+//
+//	LintCodeSchema
+//	LintCodeInvalidRegex
+//	LintCodeGlobMatcher
+//	LintCodeUnknownTool
+//	LintCodeHttpHostNotAllowlisted
+//	LintCodeLoopbackUrl
+//	LintCodeBlockedAddressUrl
+//	LintCodeInsecureUrl
+//	LintCodeSecretInHeader
+//	LintCodeInlineHooksWritable
+type LintCodeInput interface {
+	pulumi.Input
+
+	ToLintCodeOutput() LintCodeOutput
+	ToLintCodeOutputWithContext(context.Context) LintCodeOutput
+}
+
+var lintCodePtrType = reflect.TypeOf((**LintCode)(nil)).Elem()
+
+type LintCodePtrInput interface {
+	pulumi.Input
+
+	ToLintCodePtrOutput() LintCodePtrOutput
+	ToLintCodePtrOutputWithContext(context.Context) LintCodePtrOutput
+}
+
+type lintCodePtr string
+
+func LintCodePtr(v string) LintCodePtrInput {
+	return (*lintCodePtr)(&v)
+}
+
+func (*lintCodePtr) ElementType() reflect.Type {
+	return lintCodePtrType
+}
+
+func (in *lintCodePtr) ToLintCodePtrOutput() LintCodePtrOutput {
+	return pulumi.ToOutput(in).(LintCodePtrOutput)
+}
+
+func (in *lintCodePtr) ToLintCodePtrOutputWithContext(ctx context.Context) LintCodePtrOutput {
+	return pulumi.ToOutputWithContext(ctx, in).(LintCodePtrOutput)
+}
+
+// LintCodeArrayInput is an input type that accepts LintCodeArray and LintCodeArrayOutput values.
+// You can construct a concrete instance of `LintCodeArrayInput` via:
+//
+//	LintCodeArray{ LintCodeArgs{...} }
+type LintCodeArrayInput interface {
+	pulumi.Input
+
+	ToLintCodeArrayOutput() LintCodeArrayOutput
+	ToLintCodeArrayOutputWithContext(context.Context) LintCodeArrayOutput
+}
+
+type LintCodeArray []LintCode
+
+func (LintCodeArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]LintCode)(nil)).Elem()
+}
+
+func (i LintCodeArray) ToLintCodeArrayOutput() LintCodeArrayOutput {
+	return i.ToLintCodeArrayOutputWithContext(context.Background())
+}
+
+func (i LintCodeArray) ToLintCodeArrayOutputWithContext(ctx context.Context) LintCodeArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(LintCodeArrayOutput)
+}
+
+type LintCodeArrayOutput struct{ *pulumi.OutputState }
+
+func (LintCodeArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]LintCode)(nil)).Elem()
+}
+
+func (o LintCodeArrayOutput) ToLintCodeArrayOutput() LintCodeArrayOutput {
+	return o
+}
+
+func (o LintCodeArrayOutput) ToLintCodeArrayOutputWithContext(ctx context.Context) LintCodeArrayOutput {
+	return o
+}
+
+func (o LintCodeArrayOutput) Index(i pulumi.IntInput) LintCodeOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) LintCode {
+		return vs[0].([]LintCode)[vs[1].(int)]
+	}).(LintCodeOutput)
+}
+
 // Kind of source: `inline` content, a `repository`, a Cloud Storage bucket (`gcs`) or a `skill_registry` skill.
 type SourceType string
 
 const (
-	SourceTypeInline          = SourceType("inline")
-	SourceTypeRepository      = SourceType("repository")
-	SourceTypeGcs             = SourceType("gcs")
-	SourceType_Skill_registry = SourceType("skill_registry")
+	// Content given in the declaration (`content`), written at `target`.
+	SourceTypeInline = SourceType("inline")
+	// A repository copied in: `github://owner/repo`, `https://…` or `file://…`.
+	SourceTypeRepository = SourceType("repository")
+	// A Cloud Storage prefix copied in: `gs://bucket/prefix`.
+	SourceTypeGcs = SourceType("gcs")
+	// A skill from the skill registry.
+	SourceTypeSkillRegistry = SourceType("skill_registry")
 )
 
 func (SourceType) ElementType() reflect.Type {
@@ -311,7 +1463,7 @@ func (o SourceTypePtrOutput) ToStringPtrOutputWithContext(ctx context.Context) p
 //	SourceTypeInline
 //	SourceTypeRepository
 //	SourceTypeGcs
-//	SourceType_Skill_registry
+//	SourceTypeSkillRegistry
 type SourceTypeInput interface {
 	pulumi.Input
 
@@ -346,11 +1498,13 @@ func (in *sourceTypePtr) ToSourceTypePtrOutputWithContext(ctx context.Context) S
 	return pulumi.ToOutputWithContext(ctx, in).(SourceTypePtrOutput)
 }
 
-// How an Environment applies a change to its inline sources: `inPlace` uploads the files, `replace` creates a new environment.
+// How an Environment applies a change to its inline sources: `in_place` uploads the files, `replace` creates a new environment.
 type UpdateStrategy string
 
 const (
-	UpdateStrategyInPlace = UpdateStrategy("inPlace")
+	// Upload the changed and added inline files and keep the environment, its id and the files the agent wrote (the default).
+	UpdateStrategyInPlace = UpdateStrategy("in_place")
+	// Create a new environment for any change.
 	UpdateStrategyReplace = UpdateStrategy("replace")
 )
 
@@ -513,14 +1667,42 @@ func (in *updateStrategyPtr) ToUpdateStrategyPtrOutputWithContext(ctx context.Co
 }
 
 func init() {
+	pulumi.RegisterInputType(reflect.TypeOf((*CredentialTypeInput)(nil)).Elem(), CredentialType("environment_variable"))
+	pulumi.RegisterInputType(reflect.TypeOf((*CredentialTypePtrInput)(nil)).Elem(), CredentialType("environment_variable"))
 	pulumi.RegisterInputType(reflect.TypeOf((*EnvironmentModeInput)(nil)).Elem(), EnvironmentMode("on_demand"))
 	pulumi.RegisterInputType(reflect.TypeOf((*EnvironmentModePtrInput)(nil)).Elem(), EnvironmentMode("on_demand"))
+	pulumi.RegisterInputType(reflect.TypeOf((*HookDecisionInput)(nil)).Elem(), HookDecision("allow"))
+	pulumi.RegisterInputType(reflect.TypeOf((*HookDecisionPtrInput)(nil)).Elem(), HookDecision("allow"))
+	pulumi.RegisterInputType(reflect.TypeOf((*HookEventInput)(nil)).Elem(), HookEvent("pre_tool_execution"))
+	pulumi.RegisterInputType(reflect.TypeOf((*HookEventPtrInput)(nil)).Elem(), HookEvent("pre_tool_execution"))
+	pulumi.RegisterInputType(reflect.TypeOf((*InjectionLocationInput)(nil)).Elem(), InjectionLocation("header"))
+	pulumi.RegisterInputType(reflect.TypeOf((*InjectionLocationPtrInput)(nil)).Elem(), InjectionLocation("header"))
+	pulumi.RegisterInputType(reflect.TypeOf((*InjectionLocationArrayInput)(nil)).Elem(), InjectionLocationArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*LintCodeInput)(nil)).Elem(), LintCode("schema"))
+	pulumi.RegisterInputType(reflect.TypeOf((*LintCodePtrInput)(nil)).Elem(), LintCode("schema"))
+	pulumi.RegisterInputType(reflect.TypeOf((*LintCodeArrayInput)(nil)).Elem(), LintCodeArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*SourceTypeInput)(nil)).Elem(), SourceType("inline"))
 	pulumi.RegisterInputType(reflect.TypeOf((*SourceTypePtrInput)(nil)).Elem(), SourceType("inline"))
-	pulumi.RegisterInputType(reflect.TypeOf((*UpdateStrategyInput)(nil)).Elem(), UpdateStrategy("inPlace"))
-	pulumi.RegisterInputType(reflect.TypeOf((*UpdateStrategyPtrInput)(nil)).Elem(), UpdateStrategy("inPlace"))
+	pulumi.RegisterInputType(reflect.TypeOf((*UpdateStrategyInput)(nil)).Elem(), UpdateStrategy("in_place"))
+	pulumi.RegisterInputType(reflect.TypeOf((*UpdateStrategyPtrInput)(nil)).Elem(), UpdateStrategy("in_place"))
+	pulumi.RegisterOutputType(CredentialStatusOutput{})
+	pulumi.RegisterOutputType(CredentialStatusPtrOutput{})
+	pulumi.RegisterOutputType(CredentialTypeOutput{})
+	pulumi.RegisterOutputType(CredentialTypePtrOutput{})
 	pulumi.RegisterOutputType(EnvironmentModeOutput{})
 	pulumi.RegisterOutputType(EnvironmentModePtrOutput{})
+	pulumi.RegisterOutputType(EnvironmentStatusOutput{})
+	pulumi.RegisterOutputType(EnvironmentStatusPtrOutput{})
+	pulumi.RegisterOutputType(HookDecisionOutput{})
+	pulumi.RegisterOutputType(HookDecisionPtrOutput{})
+	pulumi.RegisterOutputType(HookEventOutput{})
+	pulumi.RegisterOutputType(HookEventPtrOutput{})
+	pulumi.RegisterOutputType(InjectionLocationOutput{})
+	pulumi.RegisterOutputType(InjectionLocationPtrOutput{})
+	pulumi.RegisterOutputType(InjectionLocationArrayOutput{})
+	pulumi.RegisterOutputType(LintCodeOutput{})
+	pulumi.RegisterOutputType(LintCodePtrOutput{})
+	pulumi.RegisterOutputType(LintCodeArrayOutput{})
 	pulumi.RegisterOutputType(SourceTypeOutput{})
 	pulumi.RegisterOutputType(SourceTypePtrOutput{})
 	pulumi.RegisterOutputType(UpdateStrategyOutput{})

@@ -630,9 +630,9 @@ type HooksTestCase struct {
 	// The post payload's `error`, as after a failed tool.
 	Error *string `pulumi:"error"`
 	// The hooks that decide: `pre_tool_execution` (default) or `post_tool_execution`.
-	Event *string `pulumi:"event"`
+	Event *HookEvent `pulumi:"event"`
 	// The decision expected: `allow` or `deny`.
-	Expect string `pulumi:"expect"`
+	Expect HookDecision `pulumi:"expect"`
 	// Shown in the results; default `#<index> <tool>`.
 	Name *string `pulumi:"name"`
 	// A substring the deny's reason must contain.
@@ -648,7 +648,7 @@ func (val *HooksTestCase) Defaults() *HooksTestCase {
 	}
 	tmp := *val
 	if tmp.Event == nil {
-		event_ := "pre_tool_execution"
+		event_ := HookEvent("pre_tool_execution")
 		tmp.Event = &event_
 	}
 	return &tmp
@@ -670,9 +670,9 @@ type HooksTestCaseArgs struct {
 	// The post payload's `error`, as after a failed tool.
 	Error pulumi.StringPtrInput `pulumi:"error"`
 	// The hooks that decide: `pre_tool_execution` (default) or `post_tool_execution`.
-	Event pulumi.StringPtrInput `pulumi:"event"`
+	Event HookEventPtrInput `pulumi:"event"`
 	// The decision expected: `allow` or `deny`.
-	Expect pulumi.StringInput `pulumi:"expect"`
+	Expect HookDecisionInput `pulumi:"expect"`
 	// Shown in the results; default `#<index> <tool>`.
 	Name pulumi.StringPtrInput `pulumi:"name"`
 	// A substring the deny's reason must contain.
@@ -688,7 +688,7 @@ func (val *HooksTestCaseArgs) Defaults() *HooksTestCaseArgs {
 	}
 	tmp := *val
 	if tmp.Event == nil {
-		tmp.Event = pulumi.StringPtr("pre_tool_execution")
+		tmp.Event = HookEvent("pre_tool_execution")
 	}
 	return &tmp
 }
@@ -750,13 +750,13 @@ func (o HooksTestCaseOutput) Error() pulumi.StringPtrOutput {
 }
 
 // The hooks that decide: `pre_tool_execution` (default) or `post_tool_execution`.
-func (o HooksTestCaseOutput) Event() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v HooksTestCase) *string { return v.Event }).(pulumi.StringPtrOutput)
+func (o HooksTestCaseOutput) Event() HookEventPtrOutput {
+	return o.ApplyT(func(v HooksTestCase) *HookEvent { return v.Event }).(HookEventPtrOutput)
 }
 
 // The decision expected: `allow` or `deny`.
-func (o HooksTestCaseOutput) Expect() pulumi.StringOutput {
-	return o.ApplyT(func(v HooksTestCase) string { return v.Expect }).(pulumi.StringOutput)
+func (o HooksTestCaseOutput) Expect() HookDecisionOutput {
+	return o.ApplyT(func(v HooksTestCase) HookDecision { return v.Expect }).(HookDecisionOutput)
 }
 
 // Shown in the results; default `#<index> <tool>`.

@@ -7,10 +7,51 @@ import pulumi
 from enum import Enum
 
 __all__ = [
+    'CredentialStatus',
+    'CredentialType',
     'EnvironmentMode',
+    'EnvironmentStatus',
+    'HookDecision',
+    'HookEvent',
+    'InjectionLocation',
+    'LintCode',
     'SourceType',
     'UpdateStrategy',
 ]
+
+
+@pulumi.type_token("gemini-environments:index:CredentialStatus")
+class CredentialStatus(_builtins.str, Enum):
+    """
+    Whether the egress proxy still injects a credential.
+    """
+    ACTIVE = "active"
+    """
+    The proxy injects it.
+    """
+    REVOKED = "revoked"
+    """
+    Revoked: the proxy no longer injects it.
+    """
+
+
+@pulumi.type_token("gemini-environments:index:CredentialType")
+class CredentialType(_builtins.str, Enum):
+    """
+    What a credential holds and how the egress proxy injects it.
+    """
+    ENVIRONMENT_VARIABLE = "environment_variable"
+    """
+    A value injected where a request names it (header, query or body), for trusted domains only.
+    """
+    BEARER_TOKEN = "bearer_token"
+    """
+    A token sent in a header (`Authorization: Bearer …` by default).
+    """
+    OAUTH2 = "oauth2"
+    """
+    OAuth 2.0 client credentials and a refresh token; the proxy sends a fresh access token.
+    """
 
 
 @pulumi.type_token("gemini-environments:index:EnvironmentMode")
@@ -19,7 +60,124 @@ class EnvironmentMode(_builtins.str, Enum):
     Compute lifecycle of an environment: `on_demand` (the service runs the sandbox) or `self_hosted` (your sandbox daemon polls for the work, authenticated by the environment's key).
     """
     ON_DEMAND = "on_demand"
+    """
+    The service runs the sandbox (the default).
+    """
     SELF_HOSTED = "self_hosted"
+    """
+    Your sandbox daemon polls for the work, authenticated by the environment's key.
+    """
+
+
+@pulumi.type_token("gemini-environments:index:EnvironmentStatus")
+class EnvironmentStatus(_builtins.str, Enum):
+    """
+    The state of an environment's container.
+    """
+    ACTIVE = "active"
+    """
+    The environment can run work.
+    """
+    EXPIRED = "expired"
+    """
+    Idle too long: its container is gone; the next `up` after a refresh replaces it.
+    """
+
+
+@pulumi.type_token("gemini-environments:index:HookDecision")
+class HookDecision(_builtins.str, Enum):
+    """
+    What a hook decides about a tool call.
+    """
+    ALLOW = "allow"
+    """
+    The call goes ahead.
+    """
+    DENY = "deny"
+    """
+    The call is refused, with the hook's reason.
+    """
+
+
+@pulumi.type_token("gemini-environments:index:HookEvent")
+class HookEvent(_builtins.str, Enum):
+    """
+    The moment a rule's hooks run.
+    """
+    PRE_TOOL_EXECUTION = "pre_tool_execution"
+    """
+    Just before a tool runs: a handler may deny the call.
+    """
+    POST_TOOL_EXECUTION = "post_tool_execution"
+    """
+    Just after a tool finishes: handlers observe it and cannot block or undo it.
+    """
+
+
+@pulumi.type_token("gemini-environments:index:InjectionLocation")
+class InjectionLocation(_builtins.str, Enum):
+    """
+    Where an environment_variable credential's value may be injected.
+    """
+    HEADER = "header"
+    """
+    An HTTP header.
+    """
+    QUERY = "query"
+    """
+    The URL's query string.
+    """
+    BODY = "body"
+    """
+    The request body.
+    """
+
+
+@pulumi.type_token("gemini-environments:index:LintCode")
+class LintCode(_builtins.str, Enum):
+    """
+    A hooks linter finding's code.
+    """
+    SCHEMA = "schema"
+    """
+    The file does not follow the hooks.json schema (error).
+    """
+    INVALID_REGEX = "invalid-regex"
+    """
+    A matcher RE2 rejects (error).
+    """
+    GLOB_MATCHER = "glob-matcher"
+    """
+    A shell glob used as a regular expression, e.g. `view_*` (error).
+    """
+    UNKNOWN_TOOL = "unknown-tool"
+    """
+    A matcher that selects none of the sandbox tools (warning).
+    """
+    HTTP_HOST_NOT_ALLOWLISTED = "http-host-not-allowlisted"
+    """
+    The network policy blocks an HTTP hook's host (error).
+    """
+    LOOPBACK_URL = "loopback-url"
+    """
+    An HTTP hook to the sandbox itself, which the proxy refuses (error).
+    """
+    BLOCKED_ADDRESS_URL = "blocked-address-url"
+    """
+    An HTTP hook to an address that is not globally reachable, which the proxy refuses (error).
+    """
+    INSECURE_URL = "insecure-url"
+    """
+    An HTTP hook over plain `http://` (warning).
+    """
+    SECRET_IN_HEADER = "secret-in-header"
+    """
+    An HTTP hook header that carries a credential (error).
+    """
+    INLINE_HOOKS_WRITABLE = "inline-hooks-writable"
+    """
+    Inline hooks and scripts, which the agent can rewrite (warning).
+    """
 
 
 @pulumi.type_token("gemini-environments:index:SourceType")
@@ -28,15 +186,33 @@ class SourceType(_builtins.str, Enum):
     Kind of source: `inline` content, a `repository`, a Cloud Storage bucket (`gcs`) or a `skill_registry` skill.
     """
     INLINE = "inline"
+    """
+    Content given in the declaration (`content`), written at `target`.
+    """
     REPOSITORY = "repository"
+    """
+    A repository copied in: `github://owner/repo`, `https://…` or `file://…`.
+    """
     GCS = "gcs"
+    """
+    A Cloud Storage prefix copied in: `gs://bucket/prefix`.
+    """
     SKILL_REGISTRY = "skill_registry"
+    """
+    A skill from the skill registry.
+    """
 
 
 @pulumi.type_token("gemini-environments:index:UpdateStrategy")
 class UpdateStrategy(_builtins.str, Enum):
     """
-    How an Environment applies a change to its inline sources: `inPlace` uploads the files, `replace` creates a new environment.
+    How an Environment applies a change to its inline sources: `in_place` uploads the files, `replace` creates a new environment.
     """
-    IN_PLACE = "inPlace"
+    IN_PLACE = "in_place"
+    """
+    Upload the changed and added inline files and keep the environment, its id and the files the agent wrote (the default).
+    """
     REPLACE = "replace"
+    """
+    Create a new environment for any change.
+    """

@@ -408,7 +408,7 @@ class HooksTestCaseArgsDict(TypedDict):
     """
     A policy case: a tool call and the decision the hooks must give it, with an optional substring of the deny's reason.
     """
-    expect: pulumi.Input[_builtins.str]
+    expect: pulumi.Input['HookDecision']
     """
     The decision expected: `allow` or `deny`.
     """
@@ -420,7 +420,7 @@ class HooksTestCaseArgsDict(TypedDict):
     """
     The post payload's `error`, as after a failed tool.
     """
-    event: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    event: NotRequired[pulumi.Input[Optional['HookEvent']]]
     """
     The hooks that decide: `pre_tool_execution` (default) or `post_tool_execution`.
     """
@@ -436,19 +436,19 @@ class HooksTestCaseArgsDict(TypedDict):
 @pulumi.input_type
 class HooksTestCaseArgs:
     def __init__(__self__, *,
-                 expect: pulumi.Input[_builtins.str],
+                 expect: pulumi.Input['HookDecision'],
                  tool_call: pulumi.Input[Mapping[str, Any]],
                  error: pulumi.Input[Optional[_builtins.str]] = None,
-                 event: pulumi.Input[Optional[_builtins.str]] = None,
+                 event: pulumi.Input[Optional['HookEvent']] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  reason: pulumi.Input[Optional[_builtins.str]] = None):
         """
         A policy case: a tool call and the decision the hooks must give it, with an optional substring of the deny's reason.
 
-        :param pulumi.Input[_builtins.str] expect: The decision expected: `allow` or `deny`.
+        :param pulumi.Input['HookDecision'] expect: The decision expected: `allow` or `deny`.
         :param pulumi.Input[Mapping[str, Any]] tool_call: The tool call: `{name, args}`, e.g. `{name: "code_execution", args: {code: "rm -rf /"}}`.
         :param pulumi.Input[_builtins.str] error: The post payload's `error`, as after a failed tool.
-        :param pulumi.Input[_builtins.str] event: The hooks that decide: `pre_tool_execution` (default) or `post_tool_execution`.
+        :param pulumi.Input['HookEvent'] event: The hooks that decide: `pre_tool_execution` (default) or `post_tool_execution`.
         :param pulumi.Input[_builtins.str] name: Shown in the results; default `#<index> <tool>`.
         :param pulumi.Input[_builtins.str] reason: A substring the deny's reason must contain.
         """
@@ -467,14 +467,14 @@ class HooksTestCaseArgs:
 
     @_builtins.property
     @pulumi.getter
-    def expect(self) -> pulumi.Input[_builtins.str]:
+    def expect(self) -> pulumi.Input['HookDecision']:
         """
         The decision expected: `allow` or `deny`.
         """
         return pulumi.get(self, "expect")
 
     @expect.setter
-    def expect(self, value: pulumi.Input[_builtins.str]):
+    def expect(self, value: pulumi.Input['HookDecision']):
         pulumi.set(self, "expect", value)
 
     @_builtins.property
@@ -503,14 +503,14 @@ class HooksTestCaseArgs:
 
     @_builtins.property
     @pulumi.getter
-    def event(self) -> pulumi.Input[Optional[_builtins.str]]:
+    def event(self) -> pulumi.Input[Optional['HookEvent']]:
         """
         The hooks that decide: `pre_tool_execution` (default) or `post_tool_execution`.
         """
         return pulumi.get(self, "event")
 
     @event.setter
-    def event(self, value: pulumi.Input[Optional[_builtins.str]]):
+    def event(self, value: pulumi.Input[Optional['HookEvent']]):
         pulumi.set(self, "event", value)
 
     @_builtins.property

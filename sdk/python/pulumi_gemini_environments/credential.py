@@ -13,18 +13,19 @@ if sys.version_info >= (3, 11):
 else:
     from typing_extensions import NotRequired, TypedDict, TypeAlias
 from . import _utilities
+from ._enums import *
 
 __all__ = ['CredentialArgs', 'Credential']
 
 @pulumi.input_type
 class CredentialArgs:
     def __init__(__self__, *,
-                 type: pulumi.Input[_builtins.str],
+                 type: pulumi.Input['CredentialType'],
                  client_id: pulumi.Input[Optional[_builtins.str]] = None,
                  client_secret: pulumi.Input[Optional[_builtins.str]] = None,
                  credential_id: pulumi.Input[Optional[_builtins.str]] = None,
                  header_name: pulumi.Input[Optional[_builtins.str]] = None,
-                 injection_location: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
+                 injection_location: pulumi.Input[Optional[Sequence[pulumi.Input['InjectionLocation']]]] = None,
                  prefix: pulumi.Input[Optional[_builtins.str]] = None,
                  refresh_token: pulumi.Input[Optional[_builtins.str]] = None,
                  scopes: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
@@ -35,12 +36,12 @@ class CredentialArgs:
         """
         The set of arguments for constructing a Credential resource.
 
-        :param pulumi.Input[_builtins.str] type: `bearer_token`, `environment_variable` or `oauth2`. A change replaces the credential.
+        :param pulumi.Input['CredentialType'] type: `bearer_token`, `environment_variable` or `oauth2`. A change replaces the credential.
         :param pulumi.Input[_builtins.str] client_id: oauth2: the client id.
         :param pulumi.Input[_builtins.str] client_secret: oauth2: the client secret (secret, write-only).
         :param pulumi.Input[_builtins.str] credential_id: The id allowlist entries reference (`network.allowlist[].credential`), 1–128 of `[A-Za-z0-9._-]`, e.g. `gh-token`. Default: the resource name with a suffix fixed by project, stack and name. A change replaces the credential.
         :param pulumi.Input[_builtins.str] header_name: bearer_token: the header to set; default `Authorization`.
-        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] injection_location: environment_variable: where the value is injected, a list of `header`, `query` and `body` (the API also takes one of them alone).
+        :param pulumi.Input[Sequence[pulumi.Input['InjectionLocation']]] injection_location: environment_variable: where the value is injected, a list of `header`, `query` and `body` (the API also takes one of them alone).
         :param pulumi.Input[_builtins.str] prefix: bearer_token: put before the token with a space; default `Bearer`, `""` for none.
         :param pulumi.Input[_builtins.str] refresh_token: oauth2: the refresh token (secret, write-only).
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] scopes: oauth2: scopes to request.
@@ -77,14 +78,14 @@ class CredentialArgs:
 
     @_builtins.property
     @pulumi.getter
-    def type(self) -> pulumi.Input[_builtins.str]:
+    def type(self) -> pulumi.Input['CredentialType']:
         """
         `bearer_token`, `environment_variable` or `oauth2`. A change replaces the credential.
         """
         return pulumi.get(self, "type")
 
     @type.setter
-    def type(self, value: pulumi.Input[_builtins.str]):
+    def type(self, value: pulumi.Input['CredentialType']):
         pulumi.set(self, "type", value)
 
     @_builtins.property
@@ -137,14 +138,14 @@ class CredentialArgs:
 
     @_builtins.property
     @pulumi.getter(name="injectionLocation")
-    def injection_location(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]:
+    def injection_location(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['InjectionLocation']]]]:
         """
         environment_variable: where the value is injected, a list of `header`, `query` and `body` (the API also takes one of them alone).
         """
         return pulumi.get(self, "injection_location")
 
     @injection_location.setter
-    def injection_location(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]):
+    def injection_location(self, value: pulumi.Input[Optional[Sequence[pulumi.Input['InjectionLocation']]]]):
         pulumi.set(self, "injection_location", value)
 
     @_builtins.property
@@ -242,14 +243,14 @@ class Credential(pulumi.CustomResource):
                  client_secret: pulumi.Input[Optional[_builtins.str]] = None,
                  credential_id: pulumi.Input[Optional[_builtins.str]] = None,
                  header_name: pulumi.Input[Optional[_builtins.str]] = None,
-                 injection_location: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
+                 injection_location: pulumi.Input[Optional[Sequence[pulumi.Input['InjectionLocation']]]] = None,
                  prefix: pulumi.Input[Optional[_builtins.str]] = None,
                  refresh_token: pulumi.Input[Optional[_builtins.str]] = None,
                  scopes: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  token: pulumi.Input[Optional[_builtins.str]] = None,
                  token_url: pulumi.Input[Optional[_builtins.str]] = None,
                  trusted_domains: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
-                 type: pulumi.Input[Optional[_builtins.str]] = None,
+                 type: pulumi.Input[Optional['CredentialType']] = None,
                  value: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         """
@@ -261,14 +262,14 @@ class Credential(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] client_secret: oauth2: the client secret (secret, write-only).
         :param pulumi.Input[_builtins.str] credential_id: The id allowlist entries reference (`network.allowlist[].credential`), 1–128 of `[A-Za-z0-9._-]`, e.g. `gh-token`. Default: the resource name with a suffix fixed by project, stack and name. A change replaces the credential.
         :param pulumi.Input[_builtins.str] header_name: bearer_token: the header to set; default `Authorization`.
-        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] injection_location: environment_variable: where the value is injected, a list of `header`, `query` and `body` (the API also takes one of them alone).
+        :param pulumi.Input[Sequence[pulumi.Input['InjectionLocation']]] injection_location: environment_variable: where the value is injected, a list of `header`, `query` and `body` (the API also takes one of them alone).
         :param pulumi.Input[_builtins.str] prefix: bearer_token: put before the token with a space; default `Bearer`, `""` for none.
         :param pulumi.Input[_builtins.str] refresh_token: oauth2: the refresh token (secret, write-only).
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] scopes: oauth2: scopes to request.
         :param pulumi.Input[_builtins.str] token: bearer_token: the token (secret, write-only). A change updates the credential in place.
         :param pulumi.Input[_builtins.str] token_url: oauth2: the token endpoint, e.g. `https://oauth2.example.com/token`.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] trusted_domains: environment_variable: domains allowed to receive the value, e.g. `["api.example.com"]`.
-        :param pulumi.Input[_builtins.str] type: `bearer_token`, `environment_variable` or `oauth2`. A change replaces the credential.
+        :param pulumi.Input['CredentialType'] type: `bearer_token`, `environment_variable` or `oauth2`. A change replaces the credential.
         :param pulumi.Input[_builtins.str] value: environment_variable: the value (secret, write-only).
         """
         ...
@@ -299,14 +300,14 @@ class Credential(pulumi.CustomResource):
                  client_secret: pulumi.Input[Optional[_builtins.str]] = None,
                  credential_id: pulumi.Input[Optional[_builtins.str]] = None,
                  header_name: pulumi.Input[Optional[_builtins.str]] = None,
-                 injection_location: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
+                 injection_location: pulumi.Input[Optional[Sequence[pulumi.Input['InjectionLocation']]]] = None,
                  prefix: pulumi.Input[Optional[_builtins.str]] = None,
                  refresh_token: pulumi.Input[Optional[_builtins.str]] = None,
                  scopes: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  token: pulumi.Input[Optional[_builtins.str]] = None,
                  token_url: pulumi.Input[Optional[_builtins.str]] = None,
                  trusted_domains: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
-                 type: pulumi.Input[Optional[_builtins.str]] = None,
+                 type: pulumi.Input[Optional['CredentialType']] = None,
                  value: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
@@ -419,7 +420,7 @@ class Credential(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter(name="injectionLocation")
-    def injection_location(self) -> pulumi.Output[Optional[Sequence[_builtins.str]]]:
+    def injection_location(self) -> pulumi.Output[Optional[Sequence['InjectionLocation']]]:
         """
         environment_variable: where the value is injected, a list of `header`, `query` and `body` (the API also takes one of them alone).
         """
@@ -451,7 +452,7 @@ class Credential(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
-    def status(self) -> pulumi.Output[_builtins.str]:
+    def status(self) -> pulumi.Output['CredentialStatus']:
         """
         `active` or `revoked`.
         """
@@ -483,7 +484,7 @@ class Credential(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
-    def type(self) -> pulumi.Output[_builtins.str]:
+    def type(self) -> pulumi.Output['CredentialType']:
         """
         `bearer_token`, `environment_variable` or `oauth2`. A change replaces the credential.
         """

@@ -40,7 +40,7 @@ class EnvironmentArgs:
         :param pulumi.Input['NetworkAllowlistArgs'] network: Egress policy: omitted (all egress allowed), `{allowlist: [...]}` or `{disabled: true}`. Any change replaces the environment.
         :param pulumi.Input[Sequence[pulumi.Input['SourceArgs']]] sources: What to put into the environment. Editing an inline source's content, or adding inline sources at the end, uploads the files and keeps the environment (see `updateStrategy`); any other change replaces it: the API cannot remove a file.
         :param pulumi.Input[_builtins.str] system_instruction: System instruction for the interactions in this environment; self_hosted only. A change replaces the environment.
-        :param pulumi.Input['UpdateStrategy'] update_strategy: How a change to inline sources' content is applied: `inPlace` (default) uploads the changed and added files and keeps the environment, its id and the files the agent wrote; `replace` creates a new environment for any change.
+        :param pulumi.Input['UpdateStrategy'] update_strategy: How a change to inline sources' content is applied: `in_place` (default) uploads the changed and added files and keeps the environment, its id and the files the agent wrote; `replace` creates a new environment for any change. `inPlace`, its name before 0.2.0, is read as `in_place`.
         """
         if adopt is not None:
             pulumi.set(__self__, "adopt", adopt)
@@ -147,7 +147,7 @@ class EnvironmentArgs:
     @pulumi.getter(name="updateStrategy")
     def update_strategy(self) -> pulumi.Input[Optional['UpdateStrategy']]:
         """
-        How a change to inline sources' content is applied: `inPlace` (default) uploads the changed and added files and keeps the environment, its id and the files the agent wrote; `replace` creates a new environment for any change.
+        How a change to inline sources' content is applied: `in_place` (default) uploads the changed and added files and keeps the environment, its id and the files the agent wrote; `replace` creates a new environment for any change. `inPlace`, its name before 0.2.0, is read as `in_place`.
         """
         return pulumi.get(self, "update_strategy")
 
@@ -183,7 +183,7 @@ class Environment(pulumi.CustomResource):
         :param pulumi.Input[Union['NetworkAllowlistArgs', 'NetworkAllowlistArgsDict']] network: Egress policy: omitted (all egress allowed), `{allowlist: [...]}` or `{disabled: true}`. Any change replaces the environment.
         :param pulumi.Input[Sequence[pulumi.Input[Union['SourceArgs', 'SourceArgsDict']]]] sources: What to put into the environment. Editing an inline source's content, or adding inline sources at the end, uploads the files and keeps the environment (see `updateStrategy`); any other change replaces it: the API cannot remove a file.
         :param pulumi.Input[_builtins.str] system_instruction: System instruction for the interactions in this environment; self_hosted only. A change replaces the environment.
-        :param pulumi.Input['UpdateStrategy'] update_strategy: How a change to inline sources' content is applied: `inPlace` (default) uploads the changed and added files and keeps the environment, its id and the files the agent wrote; `replace` creates a new environment for any change.
+        :param pulumi.Input['UpdateStrategy'] update_strategy: How a change to inline sources' content is applied: `in_place` (default) uploads the changed and added files and keeps the environment, its id and the files the agent wrote; `replace` creates a new environment for any change. `inPlace`, its name before 0.2.0, is read as `in_place`.
         """
         ...
     @overload
@@ -382,7 +382,7 @@ class Environment(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
-    def status(self) -> pulumi.Output[_builtins.str]:
+    def status(self) -> pulumi.Output['EnvironmentStatus']:
         """
         `active`, or `expired` once idle too long (the next `up` after a refresh replaces it).
         """
@@ -400,7 +400,7 @@ class Environment(pulumi.CustomResource):
     @pulumi.getter(name="updateStrategy")
     def update_strategy(self) -> pulumi.Output[Optional['UpdateStrategy']]:
         """
-        How a change to inline sources' content is applied: `inPlace` (default) uploads the changed and added files and keeps the environment, its id and the files the agent wrote; `replace` creates a new environment for any change.
+        How a change to inline sources' content is applied: `in_place` (default) uploads the changed and added files and keeps the environment, its id and the files the agent wrote; `replace` creates a new environment for any change. `inPlace`, its name before 0.2.0, is read as `in_place`.
         """
         return pulumi.get(self, "update_strategy")
 

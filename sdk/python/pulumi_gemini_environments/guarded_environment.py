@@ -23,7 +23,7 @@ __all__ = ['GuardedEnvironmentArgs', 'GuardedEnvironment']
 class GuardedEnvironmentArgs:
     def __init__(__self__, *,
                  hooks: pulumi.Input['HookBundleArgs'],
-                 acknowledged_warnings: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
+                 acknowledged_warnings: pulumi.Input[Optional[Sequence[pulumi.Input['LintCode']]]] = None,
                  network: pulumi.Input[Optional['NetworkAllowlistArgs']] = None,
                  sources: pulumi.Input[Optional[Sequence[pulumi.Input['SourceArgs']]]] = None,
                  update_strategy: pulumi.Input[Optional['UpdateStrategy']] = None):
@@ -31,10 +31,10 @@ class GuardedEnvironmentArgs:
         The set of arguments for constructing a GuardedEnvironment resource.
 
         :param pulumi.Input['HookBundleArgs'] hooks: The hooks config and scripts, shipped as `.agents/hooks.json` and `.agents/hooks-scripts/*`.
-        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] acknowledged_warnings: Linter warning codes reviewed and accepted, not reported again (errors cannot be acknowledged).
+        :param pulumi.Input[Sequence[pulumi.Input['LintCode']]] acknowledged_warnings: Linter warning codes reviewed and accepted, not reported again (errors cannot be acknowledged).
         :param pulumi.Input['NetworkAllowlistArgs'] network: The egress policy (omitted: all egress allowed; the TypeScript component asks for it explicitly); HTTP hooks need their hosts allowed.
         :param pulumi.Input[Sequence[pulumi.Input['SourceArgs']]] sources: More sources after the bundle's, e.g. the workspace the agent works on.
-        :param pulumi.Input['UpdateStrategy'] update_strategy: The Environment's `updateStrategy`: `inPlace` (default: a hook change uploads the files, the agent's work stays) or `replace`.
+        :param pulumi.Input['UpdateStrategy'] update_strategy: The Environment's `updateStrategy`: `in_place` (default: a hook change uploads the files, the agent's work stays) or `replace`.
         """
         pulumi.set(__self__, "hooks", hooks)
         if acknowledged_warnings is not None:
@@ -60,14 +60,14 @@ class GuardedEnvironmentArgs:
 
     @_builtins.property
     @pulumi.getter(name="acknowledgedWarnings")
-    def acknowledged_warnings(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]:
+    def acknowledged_warnings(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['LintCode']]]]:
         """
         Linter warning codes reviewed and accepted, not reported again (errors cannot be acknowledged).
         """
         return pulumi.get(self, "acknowledged_warnings")
 
     @acknowledged_warnings.setter
-    def acknowledged_warnings(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]):
+    def acknowledged_warnings(self, value: pulumi.Input[Optional[Sequence[pulumi.Input['LintCode']]]]):
         pulumi.set(self, "acknowledged_warnings", value)
 
     @_builtins.property
@@ -98,7 +98,7 @@ class GuardedEnvironmentArgs:
     @pulumi.getter(name="updateStrategy")
     def update_strategy(self) -> pulumi.Input[Optional['UpdateStrategy']]:
         """
-        The Environment's `updateStrategy`: `inPlace` (default: a hook change uploads the files, the agent's work stays) or `replace`.
+        The Environment's `updateStrategy`: `in_place` (default: a hook change uploads the files, the agent's work stays) or `replace`.
         """
         return pulumi.get(self, "update_strategy")
 
@@ -113,7 +113,7 @@ class GuardedEnvironment(pulumi.ComponentResource):
     def __init__(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
-                 acknowledged_warnings: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
+                 acknowledged_warnings: pulumi.Input[Optional[Sequence[pulumi.Input['LintCode']]]] = None,
                  hooks: pulumi.Input[Optional[Union['HookBundleArgs', 'HookBundleArgsDict']]] = None,
                  network: pulumi.Input[Optional[Union['NetworkAllowlistArgs', 'NetworkAllowlistArgsDict']]] = None,
                  sources: pulumi.Input[Optional[Sequence[pulumi.Input[Union['SourceArgs', 'SourceArgsDict']]]]] = None,
@@ -124,11 +124,11 @@ class GuardedEnvironment(pulumi.ComponentResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] acknowledged_warnings: Linter warning codes reviewed and accepted, not reported again (errors cannot be acknowledged).
+        :param pulumi.Input[Sequence[pulumi.Input['LintCode']]] acknowledged_warnings: Linter warning codes reviewed and accepted, not reported again (errors cannot be acknowledged).
         :param pulumi.Input[Union['HookBundleArgs', 'HookBundleArgsDict']] hooks: The hooks config and scripts, shipped as `.agents/hooks.json` and `.agents/hooks-scripts/*`.
         :param pulumi.Input[Union['NetworkAllowlistArgs', 'NetworkAllowlistArgsDict']] network: The egress policy (omitted: all egress allowed; the TypeScript component asks for it explicitly); HTTP hooks need their hosts allowed.
         :param pulumi.Input[Sequence[pulumi.Input[Union['SourceArgs', 'SourceArgsDict']]]] sources: More sources after the bundle's, e.g. the workspace the agent works on.
-        :param pulumi.Input['UpdateStrategy'] update_strategy: The Environment's `updateStrategy`: `inPlace` (default: a hook change uploads the files, the agent's work stays) or `replace`.
+        :param pulumi.Input['UpdateStrategy'] update_strategy: The Environment's `updateStrategy`: `in_place` (default: a hook change uploads the files, the agent's work stays) or `replace`.
         """
         ...
     @overload
@@ -154,7 +154,7 @@ class GuardedEnvironment(pulumi.ComponentResource):
     def _internal_init(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
-                 acknowledged_warnings: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
+                 acknowledged_warnings: pulumi.Input[Optional[Sequence[pulumi.Input['LintCode']]]] = None,
                  hooks: pulumi.Input[Optional[Union['HookBundleArgs', 'HookBundleArgsDict']]] = None,
                  network: pulumi.Input[Optional[Union['NetworkAllowlistArgs', 'NetworkAllowlistArgsDict']]] = None,
                  sources: pulumi.Input[Optional[Sequence[pulumi.Input[Union['SourceArgs', 'SourceArgsDict']]]]] = None,
@@ -191,7 +191,7 @@ class GuardedEnvironment(pulumi.ComponentResource):
 
     @_builtins.property
     @pulumi.getter(name="acknowledgedWarnings")
-    def acknowledged_warnings(self) -> pulumi.Output[Optional[Sequence[_builtins.str]]]:
+    def acknowledged_warnings(self) -> pulumi.Output[Optional[Sequence['LintCode']]]:
         """
         Linter warning codes reviewed and accepted, not reported again (errors cannot be acknowledged).
         """
@@ -255,7 +255,7 @@ class GuardedEnvironment(pulumi.ComponentResource):
 
     @_builtins.property
     @pulumi.getter
-    def status(self) -> pulumi.Output[_builtins.str]:
+    def status(self) -> pulumi.Output['EnvironmentStatus']:
         """
         `active` or `expired`.
         """
@@ -265,7 +265,7 @@ class GuardedEnvironment(pulumi.ComponentResource):
     @pulumi.getter(name="updateStrategy")
     def update_strategy(self) -> pulumi.Output[Optional['UpdateStrategy']]:
         """
-        The Environment's `updateStrategy`: `inPlace` (default: a hook change uploads the files, the agent's work stays) or `replace`.
+        The Environment's `updateStrategy`: `in_place` (default: a hook change uploads the files, the agent's work stays) or `replace`.
         """
         return pulumi.get(self, "update_strategy")
 

@@ -325,19 +325,19 @@ class HooksTestCase(dict):
         return super().get(key, default)
 
     def __init__(__self__, *,
-                 expect: _builtins.str,
+                 expect: 'HookDecision',
                  tool_call: Mapping[str, Any],
                  error: Optional[_builtins.str] = None,
-                 event: Optional[_builtins.str] = None,
+                 event: Optional['HookEvent'] = None,
                  name: Optional[_builtins.str] = None,
                  reason: Optional[_builtins.str] = None):
         """
         A policy case: a tool call and the decision the hooks must give it, with an optional substring of the deny's reason.
 
-        :param _builtins.str expect: The decision expected: `allow` or `deny`.
+        :param 'HookDecision' expect: The decision expected: `allow` or `deny`.
         :param Mapping[str, Any] tool_call: The tool call: `{name, args}`, e.g. `{name: "code_execution", args: {code: "rm -rf /"}}`.
         :param _builtins.str error: The post payload's `error`, as after a failed tool.
-        :param _builtins.str event: The hooks that decide: `pre_tool_execution` (default) or `post_tool_execution`.
+        :param 'HookEvent' event: The hooks that decide: `pre_tool_execution` (default) or `post_tool_execution`.
         :param _builtins.str name: Shown in the results; default `#<index> <tool>`.
         :param _builtins.str reason: A substring the deny's reason must contain.
         """
@@ -356,7 +356,7 @@ class HooksTestCase(dict):
 
     @_builtins.property
     @pulumi.getter
-    def expect(self) -> _builtins.str:
+    def expect(self) -> 'HookDecision':
         """
         The decision expected: `allow` or `deny`.
         """
@@ -380,7 +380,7 @@ class HooksTestCase(dict):
 
     @_builtins.property
     @pulumi.getter
-    def event(self) -> Optional[_builtins.str]:
+    def event(self) -> Optional['HookEvent']:
         """
         The hooks that decide: `pre_tool_execution` (default) or `post_tool_execution`.
         """

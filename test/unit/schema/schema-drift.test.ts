@@ -18,7 +18,27 @@ test("every resource, component and type is there", () => {
   expect(Object.keys(schema.resources)).toEqual(["gemini-environments:index:Credential", "gemini-environments:index:Environment", "gemini-environments:index:GuardedEnvironment"]);
   expect(schema.resources["gemini-environments:index:GuardedEnvironment"]?.isComponent).toBe(true);
   expect(Object.keys(schema.types).sort()).toEqual(
-    ["AllowlistEntry", "CommandHandler", "EnvironmentMode", "HookBundle", "HooksGroup", "HooksRule", "HooksTestCase", "HttpHandler", "NetworkAllowlist", "Source", "SourceType", "UpdateStrategy"].map(
+    [
+      "AllowlistEntry",
+      "CommandHandler",
+      "CredentialStatus",
+      "CredentialType",
+      "EnvironmentMode",
+      "EnvironmentStatus",
+      "HookBundle",
+      "HookDecision",
+      "HookEvent",
+      "HooksGroup",
+      "HooksRule",
+      "HooksTestCase",
+      "HttpHandler",
+      "InjectionLocation",
+      "LintCode",
+      "NetworkAllowlist",
+      "Source",
+      "SourceType",
+      "UpdateStrategy",
+    ].map(
       (name) => `gemini-environments:index:${name}`,
     ),
   );
@@ -71,4 +91,38 @@ test("the package's identity: version from package.json, a Go import path inside
   expect(schema.language.csharp).toMatchObject({ rootNamespace: "Pulumi" });
   expect(schema.pluginDownloadURL).toMatch(/^github:\/\/api\.github\.com\/[^/]+\/[^/]+$/);
   for (const field of ["displayName", "description", "keywords", "repository", "publisher", "logoUrl"]) expect(schema[field]).toBeTruthy();
+});
+
+test("every closed set is an enum: each value with a PascalCase name and a description, the values as the API takes them", () => {
+  const schema = generateSchema(root) as { types: Record<string, { enum?: Array<{ name: string; value: string; description: string }> }> };
+  const enums = Object.fromEntries(
+    Object.entries(schema.types)
+      .filter(([, type]) => type.enum !== undefined)
+      .map(([token, type]) => [token.replace("gemini-environments:index:", ""), type.enum!]),
+  );
+  expect(Object.keys(enums).sort()).toEqual(
+    ["CredentialStatus", "CredentialType", "EnvironmentMode", "EnvironmentStatus", "HookDecision", "HookEvent", "InjectionLocation", "LintCode", "SourceType", "UpdateStrategy"].sort(),
+  );
+  for (const values of Object.values(enums)) {
+    for (const { name, value, description } of values) {
+      expect(name).toMatch(/^[A-Z][A-Za-z0-9]*$/);
+      expect(description.length).toBeGreaterThan(0);
+      // The API's values and ours are one style: lowercase, words joined by `_` (the linter's stable codes by `-`).
+      expect(value).toMatch(/^[a-z0-9]+([_-][a-z0-9]+)*$/);
+    }
+  }
+  expect(enums.UpdateStrategy!.map(({ value }) => value)).toEqual(["in_place", "replace"]);
+  expect(enums.CredentialType!.map(({ name }) => name)).toEqual(["EnvironmentVariable", "BearerToken", "Oauth2"]);
+  // No closed set is left a plain string: every `enum` in the schema is a named type's.
+  const inline: string[] = [];
+  const walk = (value: unknown, at: string, top: boolean): void => {
+    if (Array.isArray(value)) value.forEach((item, index) => walk(item, `${at}[${index}]`, false));
+    else if (value !== null && typeof value === "object") {
+      if ("enum" in value && !top) inline.push(at);
+      for (const [key, item] of Object.entries(value)) walk(item, `${at}.${key}`, false);
+    }
+  };
+  for (const [token, type] of Object.entries(schema.types)) for (const [key, item] of Object.entries(type)) if (key !== "enum") walk(item, `${token}.${key}`, false);
+  walk((schema as unknown as { resources: unknown }).resources, "resources", false);
+  expect(inline).toEqual([]);
 });
