@@ -79,6 +79,16 @@ export function declaredValue(meta: PropertyMeta, wire: unknown): unknown {
 }
 
 /**
+ * An output's value from the API's field: int64 decimal strings as numbers, the declared form of the
+ * rest (meta `fromWire`); a field the answer leaves out is the output's `absent` value (else `""`, or 0
+ * for a number), or undefined for an optional output with none (a self_hosted-only field).
+ */
+export function outputValue(meta: PropertyMeta, schema: z.ZodType, wire: unknown): unknown {
+  if (wire === undefined) return meta.absent === undefined && isOptional(schema) ? undefined : (meta.absent ?? (isNumber(schema) ? 0 : ""));
+  return isNumber(schema) ? Number(wire) : declaredValue(meta, wire);
+}
+
+/**
  * A declared value in the one form that comparisons use: the same policy declared in another form
  * (`"disabled"` and `{disabled: true}`; one header map and a list of it) is the same value.
  */

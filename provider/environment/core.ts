@@ -26,7 +26,7 @@ import { containsUnknown, currentUpdateStrategy, EnvironmentComputed, Environmen
 import { propertyChanges, type ChangeKind } from "../contracts/property-diff";
 import { changedFiles, declaredHookFiles, driftedHookFiles, updatableInPlace } from "./inline-files";
 import { addChanges, checkFailure, PartialUpdateError, type ResourceCore, type ResourceDiff } from "../contracts/resource-core";
-import { declaredValue, isNumber, isOptional, normalValue, propertiesOf, propertyMeta, wireNames, wireValue, type PropertyMeta } from "../contracts/resource-schema";
+import { declaredValue, normalValue, outputValue, propertiesOf, propertyMeta, wireNames, wireValue, type PropertyMeta } from "../contracts/resource-schema";
 
 // ---------------------------------------------------------------------------------------------
 // Properties, from their schemas (environment/inputs.ts)
@@ -277,13 +277,12 @@ function importedInputs(environment: Environment): EnvironmentInputs {
 /** The outputs: the API's answer, the inputs, and from `previous` (the state) what only create returns. */
 function outputsOf(environment: Environment, inputs: EnvironmentInputs, previous?: Partial<EnvironmentOutputs>): EnvironmentOutputs {
   const outputs: Record<string, unknown> = {};
-  for (const [property, { wire, absent, once }, schema] of OUTPUTS) {
-    let value = (environment as Record<string, unknown>)[wire ?? property];
-    if (value === undefined && once) value = previous?.[property as keyof EnvironmentOutputs];
+  for (const [property, meta, schema] of OUTPUTS) {
+    let value = (environment as Record<string, unknown>)[meta.wire ?? property];
+    if (value === undefined && meta.once) value = previous?.[property as keyof EnvironmentOutputs];
     // An optional output the answer leaves out stays out (environmentKey of an on_demand environment).
-    if (value === undefined && absent === undefined && isOptional(schema)) continue;
-    // int64 values are decimal strings on the wire.
-    outputs[property] = value === undefined ? (absent ?? (isNumber(schema) ? 0 : "")) : isNumber(schema) ? Number(value) : value;
+    const output = outputValue(meta, schema, value);
+    if (output !== undefined) outputs[property] = output;
   }
   for (const [property, value] of Object.entries(inputsOf(inputs))) outputs[property] = value;
   return outputs as unknown as EnvironmentOutputs;
