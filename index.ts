@@ -4,6 +4,22 @@ export { Credential, type CredentialArgs } from "./provider/credential/resource"
 export { GuardedEnvironment, type GuardedEnvironmentArgs } from "./provider/components/guarded-environment";
 export { HookBundle, HookBundleError, type HookBundleArgs, type HookRepositoryArgs, type HookScript } from "./provider/components/hook-bundle";
 export { NetworkPolicy, type AllowOptions, type TransformArgs } from "./provider/components/network-policy";
+/** Lookups of what another stack, a script or a person made, called from the program itself (`plugin.getEnvironment` and the rest invoke the plugin). */
+export {
+  getEnvironment,
+  getEnvironmentOutput,
+  getEnvironments,
+  getEnvironmentsOutput,
+  getEnvironmentFile,
+  getEnvironmentFileOutput,
+  getCredential,
+  getCredentialOutput,
+  getCredentials,
+  getCredentialsOutput,
+} from "./provider/functions/direct";
+export type { EnvironmentInfo, GetEnvironmentArgs, GetEnvironmentsArgs, GetEnvironmentsResult } from "./provider/functions/environments";
+export type { EnvironmentFileContent, GetEnvironmentFileArgs } from "./provider/functions/environment-file";
+export type { CredentialInfo, GetCredentialArgs, GetCredentialsResult } from "./provider/functions/credentials";
 /** The same resources served by the plugin (`gemini-environments:index:*`): `plugin.Environment`, `plugin.Credential`, `plugin.GuardedEnvironment`, `plugin.Provider`. */
 export * as plugin from "./provider/plugin/resources";
 /** After a killed `pulumi up`: adopt what its creates made (`genv recover` for the Automation API). */

@@ -1,5 +1,5 @@
 /**
- * Generates `docs/reference/`, the reference of every resource, component, input, output and type,
+ * Generates `docs/reference/`, the reference of every resource, component, function, input, output and type,
  * from the same source as schema.json: the schema `generateSchema` derives from the zod schemas, and
  * the zod meta for what a change of an input does. Each property is shown with its name in TypeScript,
  * Python, Go and YAML, its type, whether it is secret, what a change does and its description; each
@@ -36,6 +36,11 @@ interface ObjectSpec {
   inputProperties?: Record<string, PropertySpec>;
   requiredInputs?: string[];
   isComponent?: boolean;
+}
+interface FunctionSpec {
+  description?: string;
+  inputs?: ObjectSpec;
+  outputs: ObjectSpec;
 }
 
 /** One Pulumi YAML example per resource: the resource's properties, as a program declares them. */
@@ -79,6 +84,40 @@ export const REFERENCE_EXAMPLES: Record<string, { name: string; properties: Json
   },
 };
 
+/** One Pulumi YAML example per function: its arguments, and the output a program takes from its result. */
+export const FUNCTION_EXAMPLES: Record<string, { variable: string; arguments: Json; outputs: Record<string, string>; note: string }> = {
+  getEnvironment: {
+    variable: "shared",
+    note: "An environment another stack made, by the id in this stack's config: is it still active, and how many files does it hold?",
+    arguments: { id: "${sharedEnvironmentId}" },
+    outputs: { sharedStatus: "${shared.status}", sharedFiles: "${shared.fileCount}" },
+  },
+  getEnvironments: {
+    variable: "selfHosted",
+    note: "Every self_hosted environment of the API key, all pages.",
+    arguments: { mode: "self_hosted" },
+    outputs: { selfHostedEnvironments: "${selfHosted.environments}" },
+  },
+  getEnvironmentFile: {
+    variable: "report",
+    note: "The report an agent wrote in an environment, as text.",
+    arguments: { environmentId: "${sharedEnvironmentId}", path: "workspace/report.md" },
+    outputs: { report: "${report.content}" },
+  },
+  getCredential: {
+    variable: "github",
+    note: "A credential an allowlist entry references: does it exist, and is it active? Its secret is never returned.",
+    arguments: { credentialId: "github-agent-token" },
+    outputs: { githubCredentialStatus: "${github.status}" },
+  },
+  getCredentials: {
+    variable: "all",
+    note: "Every credential of the API key: ids, types, status and times.",
+    arguments: {},
+    outputs: { firstCredential: "${all.credentials[0].credentialId}" },
+  },
+};
+
 const CHANGE: Record<NonNullable<PropertyMeta["change"]>, string> = {
   replace: "replaces",
   update: "updates in place",
@@ -115,7 +154,13 @@ function typeScriptNames(): Map<string, Map<string, string>> {
 
 /** Every page of docs/reference/: file name → text. */
 export function referencePages(root: string = repositoryRoot()): Record<string, string> {
-  const schema = generateSchema(root) as { resources: Record<string, ObjectSpec>; types: Record<string, ObjectSpec>; provider: ObjectSpec; [key: string]: unknown };
+  const schema = generateSchema(root) as {
+    resources: Record<string, ObjectSpec>;
+    functions: Record<string, FunctionSpec>;
+    types: Record<string, ObjectSpec>;
+    provider: ObjectSpec;
+    [key: string]: unknown;
+  };
   const identity = packageIdentity(root);
   const tsNames = typeScriptNames();
   const pages: Record<string, string> = {};
@@ -129,8 +174,13 @@ export function referencePages(root: string = repositoryRoot()): Record<string, 
     pages[`${name}.md`] = resourcePage(name, spec, changes.get(name) ?? new Map(), identity.goModule);
   }
   pages["Provider.md"] = resourcePage("Provider", { ...schema.provider, properties: {} }, new Map(), identity.goModule);
+  const functionNames = Object.keys(schema.functions).map(shortName);
+  for (const [token, spec] of Object.entries(schema.functions)) {
+    const name = shortName(token);
+    pages[`${name}.md`] = functionPage(name, spec, new Set(resourceNames), identity.goModule);
+  }
   pages["types.md"] = typesPage(schema.types, tsNames);
-  pages["README.md"] = indexPage([...resourceNames, "Provider"], schema.types, identity);
+  pages["README.md"] = indexPage([...resourceNames, "Provider"], functionNames, schema.types, identity);
   return pages;
 }
 
@@ -167,6 +217,44 @@ function resourcePage(name: string, spec: ObjectSpec, changes: Map<string, Prope
   return `${lines.join("\n").trimEnd()}\n`;
 }
 
+function functionPage(name: string, spec: FunctionSpec, resources: Set<string>, goModule: string): string {
+  const token = `${PACKAGE}:index:${name}`;
+  const go = goFunctionName(name, resources);
+  const python = pythonName(name);
+  const example = FUNCTION_EXAMPLES[name];
+  const lines = [
+    GENERATED,
+    `# ${name} (function)`,
+    "",
+    escapeText(spec.description ?? ""),
+    "",
+    "| TypeScript | Python | Go | YAML |",
+    "| --- | --- | --- | --- |",
+    `| \`${name}\`, \`${name}Output\`; \`plugin.${name}\`, \`plugin.${name}Output\` | \`${PYTHON_PACKAGE}.${python}\`, \`${python}_output\` | \`${GO_PACKAGE}.${go}\`, \`${go}Output\` (\`${goModule}/${GO_PACKAGE}\`) | \`fn::invoke\` of \`${token}\` |`,
+    "",
+    "In TypeScript, `plugin.*` invoke the plugin, as the other languages do; the top-level functions call the API from the program itself, with the stack's `gemini-environments:` config or the environment's key, as the dynamic provider does. The `…Output` forms take and return outputs.",
+    "",
+    "## Arguments",
+    "",
+    ...propertyTable(spec.inputs?.properties ?? {}, new Set(spec.inputs?.required ?? []), () => undefined),
+    "## Result",
+    "",
+    ...propertyTable(spec.outputs.properties ?? {}, new Set(spec.outputs.required ?? []), () => undefined, undefined, "Always set"),
+  ];
+  if (example) {
+    const invoke = { "fn::invoke": { function: token, ...(Object.keys(example.arguments).length > 0 && { arguments: example.arguments }) } };
+    lines.push("## Example (Pulumi YAML)", "", escapeText(example.note), "", "```yaml", "variables:", `  ${example.variable}:`, ...yamlLines(invoke, 4), "outputs:");
+    lines.push(...yamlLines(example.outputs, 2), "```", "");
+  }
+  return `${lines.join("\n").trimEnd()}\n`;
+}
+
+/** Go's name of a function, as pkg/v3/codegen/go names it: `getX` of a resource X is `LookupX`. */
+export function goFunctionName(name: string, resources: Set<string>): string {
+  const rest = name.replace(/^get/, "");
+  return name.startsWith("get") && resources.has(rest) ? `Lookup${rest}` : goName(name);
+}
+
 function typesPage(types: Record<string, ObjectSpec>, tsNames: Map<string, Map<string, string>>): string {
   const lines = [GENERATED, "# Types", "", "The objects and enums that resources take and return, by name (Python `<Name>Args`, Go `<Name>Args` for inputs).", ""];
   for (const [token, spec] of Object.entries(types)) {
@@ -183,12 +271,12 @@ function typesPage(types: Record<string, ObjectSpec>, tsNames: Map<string, Map<s
   return `${lines.join("\n").trimEnd()}\n`;
 }
 
-function indexPage(resources: string[], types: Record<string, ObjectSpec>, identity: ReturnType<typeof packageIdentity>): string {
+function indexPage(resources: string[], functions: string[], types: Record<string, ObjectSpec>, identity: ReturnType<typeof packageIdentity>): string {
   return [
     GENERATED,
     "# Reference",
     "",
-    `Every resource, component, input, output and type of the \`${PACKAGE}\` package, generated from the schema (\`schema.json\`) and the provider's own property schemas.`,
+    `Every resource, component, function, input, output and type of the \`${PACKAGE}\` package, generated from the schema (\`schema.json\`) and the provider's own property schemas.`,
     "",
     "| Language | Package |",
     "| --- | --- |",
@@ -200,6 +288,10 @@ function indexPage(resources: string[], types: Record<string, ObjectSpec>, ident
     "## Resources and components",
     "",
     ...resources.map((name) => `- [${name}](${name}.md)`),
+    "",
+    "## Functions",
+    "",
+    ...functions.map((name) => `- [${name}](${name}.md)`),
     "",
     "## Types",
     "",

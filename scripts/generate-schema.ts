@@ -1,5 +1,5 @@
 /**
- * Generates `schema.json`, the Pulumi package schema of every resource, component and type, from the
+ * Generates `schema.json`, the Pulumi package schema of every resource, component, function and type, from the
  * zod schemas (the single source of truth): structure, descriptions (`.meta({description})`) and the
  * properties' secrets through `z.toJSONSchema`; each input's `willReplaceOnChanges` from its `change`.
  * `npm run schema` rewrites the file; a test fails when the committed file drifts.
@@ -15,6 +15,7 @@
  *   (`{additionalProperties: HooksGroup}`); so is `Network`, the union of NetworkAllowlist and the API's forms;
  * - a `bindableOr` union (provider/contracts/resource-schema.ts) → its first branch, the form every language binds
  *   (`network`, `transform`, `injectionLocation` as lists or objects), though the provider takes the others too.
+ * - a function (provider/functions/catalog.ts) → `functions`, its arguments and result as `inputs` and `outputs`.
  * Property names are camelCase, as Pulumi's are: the resources' own are the TypeScript SDK's
  * (`fromEnvironment`, `fileCount`), a nested type's wire fields are renamed (`tool_call` → `toolCall`,
  * provider/contracts/resource-schema.ts `schemaName`), and the provider renames them back (`withWireNames`).
@@ -31,6 +32,9 @@ import { HooksTestCase } from "../hooks/cases";
 import { AllowlistEntryInput, EnvironmentInputs, EnvironmentOutputs, EnvironmentStatus, NetworkDeclared, NetworkInput, UpdateStrategy } from "../provider/environment/inputs";
 import { GuardedEnvironmentInputs, GuardedEnvironmentOutputs, HookBundleInput, LintCode } from "../provider/components/guarded-environment-inputs";
 import { BINDABLE, propertiesOf, schemaName } from "../provider/contracts/resource-schema";
+import { allFunctions, functionToken, type FunctionName } from "../provider/functions/catalog";
+import { EnvironmentInfo } from "../provider/functions/environments";
+import { CredentialInfo } from "../provider/functions/credentials";
 import * as sdk from "../sdk/schemas";
 
 export const PACKAGE = "gemini-environments";
@@ -64,6 +68,8 @@ export const NAMED: Array<[z.ZodType, string]> = [
   [hooks.HttpHandler, "HttpHandler"],
   [HooksTestCase, "HooksTestCase"],
   [HookBundleInput, "HookBundle"],
+  [EnvironmentInfo, "EnvironmentInfo"],
+  [CredentialInfo, "CredentialInfo"],
 ];
 const INLINED = new Set(["Network", "HooksConfig"]);
 
@@ -86,6 +92,11 @@ export function generateSchema(root: string = repositoryRoot()): Json {
     registry.add(inputs, { id: `$${name}Inputs` });
     registry.add(outputs, { id: `$${name}Outputs` });
   }
+  const functions = allFunctions();
+  for (const { name, args, result } of functions) {
+    if (!registry.has(args)) registry.add(args, { id: `$${name}Args` });
+    if (!registry.has(result)) registry.add(result, { id: `$${name}Result` });
+  }
   const json = z.toJSONSchema(registry, { io: "input", uri: (id) => `#/$/${id}`, unrepresentable: "any" }).schemas as Record<string, Json>;
   const convert = new Converter(json);
 
@@ -99,6 +110,17 @@ export function generateSchema(root: string = repositoryRoot()): Json {
       ...options,
       description: json[`$${name}Inputs`]?.description,
       ...resource(convert, `$${name}Inputs`, `$${name}Outputs`, replacing),
+    };
+  }
+
+  const functionSpecs: Record<string, Json> = {};
+  for (const { name, description, args, result } of functions) {
+    const inputs = convert.type(registry.get(args)!.id);
+    const outputs = convert.type(registry.get(result)!.id);
+    functionSpecs[functionToken(name as FunctionName)] = {
+      description,
+      ...(Object.keys(inputs.properties as Json).length > 0 && { inputs: { properties: inputs.properties, ...(inputs.required !== undefined && { required: inputs.required }) } }),
+      outputs: { properties: outputs.properties, ...(outputs.required !== undefined && { required: outputs.required }) },
     };
   }
 
@@ -129,6 +151,7 @@ export function generateSchema(root: string = repositoryRoot()): Json {
     },
     types,
     resources,
+    functions: functionSpecs,
     language: {
       python: {
         packageName: PYTHON_PACKAGE,

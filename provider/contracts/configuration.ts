@@ -102,3 +102,14 @@ export function providerClient(): EnvironmentsClient {
   }
   return client;
 }
+
+/**
+ * The client of a Pulumi program's own calls (the TypeScript functions, functions/direct.ts): the
+ * stack's `gemini-environments:` config as the program sees it, then the environment, as the dynamic
+ * provider reads them. Outside a program (a script) there is no stack config: the environment alone.
+ */
+export function programClient(): EnvironmentsClient {
+  const { getConfig } = require("@pulumi/pulumi/runtime/config") as typeof import("@pulumi/pulumi/runtime/config");
+  setStackConfig({ get: getConfig });
+  return providerClient();
+}

@@ -88,6 +88,16 @@ export function outputValue(meta: PropertyMeta, schema: z.ZodType, wire: unknown
   return isNumber(schema) ? Number(wire) : declaredValue(meta, wire);
 }
 
+/** The properties of `object` in the API's answer, each read from its wire field by `outputValue`; those it leaves out and has no value for, left out. */
+export function valuesFromWire(object: z.ZodObject, answer: object): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  for (const [property, meta, schema] of propertiesOf(object)) {
+    const value = outputValue(meta, schema, (answer as Record<string, unknown>)[meta.wire ?? property]);
+    if (value !== undefined) values[property] = value;
+  }
+  return values;
+}
+
 /**
  * A declared value in the one form that comparisons use: the same policy declared in another form
  * (`"disabled"` and `{disabled: true}`; one header map and a list of it) is the same value.

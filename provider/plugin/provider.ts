@@ -13,7 +13,9 @@ import * as path from "node:path";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import type * as pulumi from "@pulumi/pulumi/provider";
 import { CONFIG_NAMESPACE, launchConfig, providerClient, setProviderConfig } from "../contracts/configuration";
-import { partialFailure, replacedProperties, type PropertyChange, type ResourceCore } from "../contracts/resource-core";
+import { checkFailure, partialFailure, replacedProperties, type PropertyChange, type ResourceCore } from "../contracts/resource-core";
+import { InvalidInputError } from "../contracts/errors";
+import { callFunction } from "../contracts/function-core";
 import { conceal, reveal, secret, type Path } from "./_secrets";
 import { profiling, timedMethods } from "./_profile";
 import { PACKAGE_ROOT, packageVersion } from "./_package";
@@ -50,6 +52,7 @@ const CORES: Record<string, () => AnyCore> = {
 /** Loads every module a call may load (scripts/pack-plugin traces what the plugin needs this way). */
 export function loadEverything(): void {
   for (const load of Object.values(CORES)) load();
+  (require("../functions/catalog") as typeof import("../functions/catalog")).allFunctions();
   require("../../sdk/client");
   require("./components");
   // A HookBundle's policy cases, run at preview in the local sandbox (hook-bundle.ts imports it on first use).
@@ -180,6 +183,21 @@ export function pluginProvider(): PluginProvider {
 
     async delete(id, urn) {
       await coreOf(urn).delete(providerClient(), id);
+    },
+
+    /**
+     * A function (functions/catalog.ts). Its arguments at fault (unknown or malformed, an id the API
+     * does not know, a path that is a directory) are the invoke's failures, which every SDK reports
+     * naming the function, the argument and what to check; any other error is thrown.
+     */
+    async invoke(token, inputs) {
+      const { functionOf } = require("../functions/catalog") as typeof import("../functions/catalog");
+      try {
+        return { outputs: await callFunction(functionOf(token), providerClient, reveal(inputs ?? {}).plain) };
+      } catch (error) {
+        if (!(error instanceof InvalidInputError)) throw error;
+        return { outputs: {}, failures: error.issues.map(checkFailure) };
+      }
     },
 
     async construct(name, type, inputs, options) {

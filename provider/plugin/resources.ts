@@ -25,6 +25,9 @@ import type { HookBundle } from "../components/hook-bundle";
 import { InvalidInputError } from "../contracts/errors";
 import { NetworkPolicy } from "../components/network-policy";
 
+/** The functions through the plugin's Invoke: `plugin.getEnvironment`, `plugin.getEnvironmentOutput`, … */
+export * from "../functions/invoked";
+
 const PACKAGE = "gemini-environments";
 
 /** The provider resource: what it leaves out comes from the stack's `gemini-environments:` config, then the environment. */

@@ -9,6 +9,11 @@ import typing
 from ._enums import *
 from .credential import *
 from .environment import *
+from .get_credential import *
+from .get_credentials import *
+from .get_environment import *
+from .get_environment_file import *
+from .get_environments import *
 from .guarded_environment import *
 from .provider import *
 from ._inputs import *
