@@ -33,9 +33,9 @@ type LookupCredentialResult struct {
 	// The credential's id, e.g. `gh-token`.
 	CredentialId string `pulumi:"credentialId"`
 	// `active` or `revoked`.
-	Status string `pulumi:"status"`
+	Status CredentialStatus `pulumi:"status"`
 	// `bearer_token`, `environment_variable` or `oauth2`.
-	Type string `pulumi:"type"`
+	Type CredentialType `pulumi:"type"`
 	// Last update time, ISO 8601.
 	UpdateTime string `pulumi:"updateTime"`
 }
@@ -83,13 +83,13 @@ func (o LookupCredentialResultOutput) CredentialId() pulumi.StringOutput {
 }
 
 // `active` or `revoked`.
-func (o LookupCredentialResultOutput) Status() pulumi.StringOutput {
-	return o.ApplyT(func(v LookupCredentialResult) string { return v.Status }).(pulumi.StringOutput)
+func (o LookupCredentialResultOutput) Status() CredentialStatusOutput {
+	return o.ApplyT(func(v LookupCredentialResult) CredentialStatus { return v.Status }).(CredentialStatusOutput)
 }
 
 // `bearer_token`, `environment_variable` or `oauth2`.
-func (o LookupCredentialResultOutput) Type() pulumi.StringOutput {
-	return o.ApplyT(func(v LookupCredentialResult) string { return v.Type }).(pulumi.StringOutput)
+func (o LookupCredentialResultOutput) Type() CredentialTypeOutput {
+	return o.ApplyT(func(v LookupCredentialResult) CredentialType { return v.Type }).(CredentialTypeOutput)
 }
 
 // Last update time, ISO 8601.

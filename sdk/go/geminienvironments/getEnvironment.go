@@ -47,7 +47,7 @@ type LookupEnvironmentResult struct {
 	// The sources it was created from, as the API echoes them (inline content included).
 	Sources []Source `pulumi:"sources"`
 	// `active`, or `expired` once idle too long (the next `up` after a refresh replaces it).
-	Status string `pulumi:"status"`
+	Status EnvironmentStatus `pulumi:"status"`
 	// A self_hosted environment's system instruction.
 	SystemInstruction *string `pulumi:"systemInstruction"`
 	// Last update time, ISO 8601.
@@ -132,8 +132,8 @@ func (o LookupEnvironmentResultOutput) Sources() SourceArrayOutput {
 }
 
 // `active`, or `expired` once idle too long (the next `up` after a refresh replaces it).
-func (o LookupEnvironmentResultOutput) Status() pulumi.StringOutput {
-	return o.ApplyT(func(v LookupEnvironmentResult) string { return v.Status }).(pulumi.StringOutput)
+func (o LookupEnvironmentResultOutput) Status() EnvironmentStatusOutput {
+	return o.ApplyT(func(v LookupEnvironmentResult) EnvironmentStatus { return v.Status }).(EnvironmentStatusOutput)
 }
 
 // A self_hosted environment's system instruction.

@@ -235,9 +235,9 @@ type CredentialInfo struct {
 	// The credential's id, e.g. `gh-token`.
 	CredentialId string `pulumi:"credentialId"`
 	// `active` or `revoked`.
-	Status string `pulumi:"status"`
+	Status CredentialStatus `pulumi:"status"`
 	// `bearer_token`, `environment_variable` or `oauth2`.
-	Type string `pulumi:"type"`
+	Type CredentialType `pulumi:"type"`
 	// Last update time, ISO 8601.
 	UpdateTime string `pulumi:"updateTime"`
 }
@@ -268,13 +268,13 @@ func (o CredentialInfoOutput) CredentialId() pulumi.StringOutput {
 }
 
 // `active` or `revoked`.
-func (o CredentialInfoOutput) Status() pulumi.StringOutput {
-	return o.ApplyT(func(v CredentialInfo) string { return v.Status }).(pulumi.StringOutput)
+func (o CredentialInfoOutput) Status() CredentialStatusOutput {
+	return o.ApplyT(func(v CredentialInfo) CredentialStatus { return v.Status }).(CredentialStatusOutput)
 }
 
 // `bearer_token`, `environment_variable` or `oauth2`.
-func (o CredentialInfoOutput) Type() pulumi.StringOutput {
-	return o.ApplyT(func(v CredentialInfo) string { return v.Type }).(pulumi.StringOutput)
+func (o CredentialInfoOutput) Type() CredentialTypeOutput {
+	return o.ApplyT(func(v CredentialInfo) CredentialType { return v.Type }).(CredentialTypeOutput)
 }
 
 // Last update time, ISO 8601.
@@ -323,7 +323,7 @@ type EnvironmentInfo struct {
 	// The sources it was created from, as the API echoes them (inline content included).
 	Sources []Source `pulumi:"sources"`
 	// `active`, or `expired` once idle too long (the next `up` after a refresh replaces it).
-	Status string `pulumi:"status"`
+	Status EnvironmentStatus `pulumi:"status"`
 	// A self_hosted environment's system instruction.
 	SystemInstruction *string `pulumi:"systemInstruction"`
 	// Last update time, ISO 8601.
@@ -391,8 +391,8 @@ func (o EnvironmentInfoOutput) Sources() SourceArrayOutput {
 }
 
 // `active`, or `expired` once idle too long (the next `up` after a refresh replaces it).
-func (o EnvironmentInfoOutput) Status() pulumi.StringOutput {
-	return o.ApplyT(func(v EnvironmentInfo) string { return v.Status }).(pulumi.StringOutput)
+func (o EnvironmentInfoOutput) Status() EnvironmentStatusOutput {
+	return o.ApplyT(func(v EnvironmentInfo) EnvironmentStatus { return v.Status }).(EnvironmentStatusOutput)
 }
 
 // A self_hosted environment's system instruction.

@@ -13,6 +13,7 @@ if sys.version_info >= (3, 11):
 else:
     from typing_extensions import NotRequired, TypedDict, TypeAlias
 from . import _utilities
+from ._enums import *
 
 __all__ = [
     'GetCredentialResult',
@@ -58,7 +59,7 @@ class GetCredentialResult:
 
     @_builtins.property
     @pulumi.getter
-    def status(self) -> _builtins.str:
+    def status(self) -> 'CredentialStatus':
         """
         `active` or `revoked`.
         """
@@ -66,7 +67,7 @@ class GetCredentialResult:
 
     @_builtins.property
     @pulumi.getter
-    def type(self) -> _builtins.str:
+    def type(self) -> 'CredentialType':
         """
         `bearer_token`, `environment_variable` or `oauth2`.
         """

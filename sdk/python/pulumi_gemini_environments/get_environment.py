@@ -137,7 +137,7 @@ class GetEnvironmentResult:
 
     @_builtins.property
     @pulumi.getter
-    def status(self) -> _builtins.str:
+    def status(self) -> 'EnvironmentStatus':
         """
         `active`, or `expired` once idle too long (the next `up` after a refresh replaces it).
         """

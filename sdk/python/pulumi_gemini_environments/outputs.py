@@ -133,16 +133,16 @@ class CredentialInfo(dict):
     def __init__(__self__, *,
                  create_time: _builtins.str,
                  credential_id: _builtins.str,
-                 status: _builtins.str,
-                 type: _builtins.str,
+                 status: 'CredentialStatus',
+                 type: 'CredentialType',
                  update_time: _builtins.str):
         """
         A credential as the API reports it: its id, type, status and times. Its secret is write-only and never returned.
 
         :param _builtins.str create_time: Creation time, ISO 8601.
         :param _builtins.str credential_id: The credential's id, e.g. `gh-token`.
-        :param _builtins.str status: `active` or `revoked`.
-        :param _builtins.str type: `bearer_token`, `environment_variable` or `oauth2`.
+        :param 'CredentialStatus' status: `active` or `revoked`.
+        :param 'CredentialType' type: `bearer_token`, `environment_variable` or `oauth2`.
         :param _builtins.str update_time: Last update time, ISO 8601.
         """
         pulumi.set(__self__, "create_time", create_time)
@@ -169,7 +169,7 @@ class CredentialInfo(dict):
 
     @_builtins.property
     @pulumi.getter
-    def status(self) -> _builtins.str:
+    def status(self) -> 'CredentialStatus':
         """
         `active` or `revoked`.
         """
@@ -177,7 +177,7 @@ class CredentialInfo(dict):
 
     @_builtins.property
     @pulumi.getter
-    def type(self) -> _builtins.str:
+    def type(self) -> 'CredentialType':
         """
         `bearer_token`, `environment_variable` or `oauth2`.
         """
@@ -204,7 +204,7 @@ class EnvironmentInfo(dict):
                  last_accessed: _builtins.str,
                  mode: 'EnvironmentMode',
                  size_bytes: _builtins.int,
-                 status: _builtins.str,
+                 status: 'EnvironmentStatus',
                  updated: _builtins.str,
                  custom_config: Optional[Mapping[str, Any]] = None,
                  network: Optional['outputs.NetworkAllowlist'] = None,
@@ -219,7 +219,7 @@ class EnvironmentInfo(dict):
         :param _builtins.str last_accessed: Last access time, ISO 8601.
         :param 'EnvironmentMode' mode: `on_demand` (the service runs the sandbox) or `self_hosted` (a sandbox daemon polls for the work).
         :param _builtins.int size_bytes: Total size of the environment's files, in bytes.
-        :param _builtins.str status: `active`, or `expired` once idle too long (the next `up` after a refresh replaces it).
+        :param 'EnvironmentStatus' status: `active`, or `expired` once idle too long (the next `up` after a refresh replaces it).
         :param _builtins.str updated: Last update time, ISO 8601.
         :param Mapping[str, Any] custom_config: A self_hosted environment's custom config, passed to its poller.
         :param 'NetworkAllowlist' network: Its egress policy: `{allowlist: [...]}` (only the listed domains, with their transforms and credentials) or `{disabled: true}`; absent: all egress allowed.
@@ -293,7 +293,7 @@ class EnvironmentInfo(dict):
 
     @_builtins.property
     @pulumi.getter
-    def status(self) -> _builtins.str:
+    def status(self) -> 'EnvironmentStatus':
         """
         `active`, or `expired` once idle too long (the next `up` after a refresh replaces it).
         """

@@ -14,7 +14,7 @@ import { GuardedEnvironmentInputs } from "../../../provider/components/guarded-e
 import { withWireNames } from "../../../provider/contracts/resource-schema";
 import { validationIssues } from "../../../sdk/issues";
 import { generateSchema } from "../../../scripts/generate-schema";
-import { goName, pythonName, REFERENCE_EXAMPLES, referencePages } from "../../../scripts/generate-reference";
+import { goFunctionName, goName, pythonName, REFERENCE_EXAMPLES, referencePages } from "../../../scripts/generate-reference";
 
 const root = path.resolve(__dirname, "../../..");
 const dir = path.join(root, "docs", "reference");
@@ -32,6 +32,7 @@ test("the committed docs/reference is the generator's output (run `npm run schem
 describe("the names it gives are the generated SDKs'", () => {
   const schema = generateSchema(root) as {
     resources: Record<string, { properties: object; inputProperties: object }>;
+    functions: Record<string, { inputs?: { properties: object }; outputs: { properties: object } }>;
     types: Record<string, { properties?: object }>;
     provider: { inputProperties: object };
   };
@@ -54,7 +55,24 @@ describe("the names it gives are the generated SDKs'", () => {
     expect(missing(Object.keys(schema.provider.inputProperties), python("provider.py"), go("provider.go"))).toEqual([]);
     const typeProperties = Object.values(schema.types).flatMap((type) => Object.keys(type.properties ?? {}));
     expect(typeProperties.length).toBeGreaterThan(0);
-    expect(missing(typeProperties, python("_inputs.py"), go("pulumiTypes.go"))).toEqual([]);
+    // Types that only results hold are output classes (outputs.py).
+    expect(missing(typeProperties, python("_inputs.py") + python("outputs.py"), go("pulumiTypes.go"))).toEqual([]);
+  });
+
+  test.each(["getEnvironment", "getEnvironments", "getEnvironmentFile", "getCredential", "getCredentials"])("function %s", (name) => {
+    const spec = schema.functions[`gemini-environments:index:${name}`];
+    const [pythonText, goText] = [python(`${pythonName(name)}.py`), go(`${name}.go`)];
+    const goFunction = goFunctionName(name, new Set(Object.keys(schema.resources).map((token) => token.split(":").pop()!)));
+    expect(pythonText).toMatch(new RegExp(`^def ${pythonName(name)}\\(`, "m"));
+    expect(pythonText).toMatch(new RegExp(`^def ${pythonName(name)}_output\\(`, "m"));
+    expect(goText).toContain(`func ${goFunction}(ctx *pulumi.Context`);
+    expect(goText).toContain(`func ${goFunction}Output(ctx *pulumi.Context`);
+    expect(missing(Object.keys(spec.outputs.properties), pythonText, goText)).toEqual([]);
+    // Arguments are the Python functions' keyword parameters, and the Go Args structs' fields.
+    for (const argument of Object.keys(spec.inputs?.properties ?? {})) {
+      expect(pythonText).toMatch(new RegExp(`^def ${pythonName(name)}\\((?:[^)]*\\s)?${pythonName(argument)}: `, "m"));
+      expect(goText).toMatch(new RegExp(`^\\t${goName(argument)} `, "m"));
+    }
   });
 });
 

@@ -12,17 +12,22 @@ test("the committed schema.json is the generator's output (run `npm run schema` 
   expect(fs.readFileSync(path.join(root, "schema.json"), "utf8")).toBe(schemaText(root));
 });
 
-test("every resource, component and type is there", () => {
-  const schema = generateSchema(root) as { name: string; resources: Record<string, { isComponent?: boolean }>; types: Record<string, unknown> };
+test("every resource, component, function and type is there", () => {
+  const schema = generateSchema(root) as { name: string; resources: Record<string, { isComponent?: boolean }>; functions: Record<string, unknown>; types: Record<string, unknown> };
   expect(schema.name).toBe("gemini-environments");
   expect(Object.keys(schema.resources)).toEqual(["gemini-environments:index:Credential", "gemini-environments:index:Environment", "gemini-environments:index:GuardedEnvironment"]);
   expect(schema.resources["gemini-environments:index:GuardedEnvironment"]?.isComponent).toBe(true);
+  expect(Object.keys(schema.functions)).toEqual(
+    ["getEnvironment", "getEnvironments", "getEnvironmentFile", "getCredential", "getCredentials"].map((name) => `gemini-environments:index:${name}`),
+  );
   expect(Object.keys(schema.types).sort()).toEqual(
     [
       "AllowlistEntry",
       "CommandHandler",
+      "CredentialInfo",
       "CredentialStatus",
       "CredentialType",
+      "EnvironmentInfo",
       "EnvironmentMode",
       "EnvironmentStatus",
       "HookBundle",
