@@ -1,13 +1,16 @@
 // node patch-host.js MAIN_GO LANGUAGE: the edits scripts/pulumi-engine makes to the package main of
-// sdk/v3 v3.68.0's language host for LANGUAGE (nodejs or python) before building it.
+// an old sdk/v3's language host for LANGUAGE (nodejs or python: v3.68.0; go: v3.66.0) before building it.
 //
-// Both hosts: exit when the engine interrupts them, even when started with SIGINT ignored. The engine
+// All three hosts: exit when the engine interrupts them, even when started with SIGINT ignored. The engine
 // stops a plugin by sending SIGINT to its process group and waiting up to 5 s before SIGKILL
 // (sdk/go/common/resource/plugin/plugin.go, v3.248). A Go program started with SIGINT ignored keeps
-// ignoring it unless it asks for it (os/signal), and v3.68's hosts do not: started by a non-interactive
+// ignoring it unless it asks for it (os/signal), and these hosts do not: started by a non-interactive
 // shell in the background (`pulumi up &`, nohup, CI steps run that way), every pulumi command that runs
 // a program waited the full 5 s. The hosts Pulumi ships since v3.80 (pulumi/pulumi#13809) make the
 // same change: the serving context ends on SIGINT.
+//
+// The Go host's Run waits for the program it started and answers once, with no channel, so the
+// Node.js host's race below has no counterpart there.
 //
 // nodejs only:
 // - its RunPlugin (it answers "not supported") is taken out; run_plugin.go defines it.
