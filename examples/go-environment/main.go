@@ -1,6 +1,8 @@
 // A Go program declaring, through the generated Go SDK (sdk/go/geminienvironments): a Credential holding
-// a GitHub token, an Environment whose only egress is the GitHub API (where the egress proxy injects the
-// token), and a GuardedEnvironment whose hooks deny `rm -rf` and whose policy cases run at every preview.
+// a GitHub token, an Environment that is a copy of the team's base environment (made by another
+// stack, a script or a person, and looked up by id) and whose only egress is the GitHub API
+// (where the egress proxy injects the token), and a GuardedEnvironment whose hooks deny `rm -rf` and
+// whose policy cases run at every preview.
 package main
 
 import (
@@ -29,10 +31,12 @@ func main() {
 			return err
 		}
 
+		// Made outside this program, looked up at every preview and update: a base that is gone stops
+		// the program, naming its id, before anything is created from it.
+		base := genv.LookupEnvironmentOutput(ctx, genv.LookupEnvironmentOutputArgs{Id: pulumi.String(cfg.Require("baseEnvironmentId"))})
+
 		agent, err := genv.NewEnvironment(ctx, "agent", &genv.EnvironmentArgs{
-			Sources: genv.SourceArray{
-				genv.SourceArgs{Type: genv.SourceTypeInline, Target: pulumi.String("workspace/TASK.md"), Content: pulumi.String("Triage the open issues.\n")},
-			},
+			FromEnvironment: base.Id(),
 			Network: genv.NetworkAllowlistArgs{
 				Allowlist: genv.AllowlistEntryArray{
 					genv.AllowlistEntryArgs{Domain: pulumi.String("api.github.com"), Credential: github.CredentialId},
@@ -74,6 +78,8 @@ func main() {
 			return err
 		}
 
+		ctx.Export("baseStatus", base.Status())
+		ctx.Export("baseFileCount", base.FileCount())
 		ctx.Export("agentId", agent.ID())
 		ctx.Export("agentStatus", agent.Status)
 		ctx.Export("guardedId", guarded.EnvironmentId)
