@@ -16,6 +16,7 @@ import path from "node:path";
 import { findBwrap, giveToSandbox, removeHostView, runInSandbox, sandboxHooks, sandboxOwner } from "../emulator/sandbox";
 import { runHooks } from "../hooks/runtime";
 import { HooksConfig } from "../hooks/schema";
+import { runHooksDiff } from "../cli/commands/hooks-diff";
 import { EnvironmentsClient } from "../sdk/client";
 import { interleavedMedians, startServeProcess, type Comparison } from "./_measure";
 
@@ -87,6 +88,8 @@ export async function benchHooks(): Promise<Comparison[]> {
       });
     }
 
+    rows.push(await replayRow(root, gate));
+
     const server = await startServeProcess();
     const client = new EnvironmentsClient({ apiKey: server.key, baseUrl: server.url, timeoutMs: 60_000 });
     try {
@@ -122,6 +125,55 @@ export async function benchHooks(): Promise<Comparison[]> {
     await fs.rm(root, { recursive: true, force: true });
     await removeHostView(root);
   }
+}
+
+const REPLAY_RUNS = 3;
+const RECORDED = 1000;
+const DISTINCT = 200;
+const REPLAY_GOAL = 1.5;
+
+/**
+ * `genv hooks diff --calls` of 1,000 recorded calls (200 distinct payloads, each recorded five times)
+ * against the security gate and a change of it (downloads blocked too), against its floor: the bare
+ * gate run once per distinct call per side (400 runs), as many at once as the replay runs (the CPUs).
+ */
+async function replayRow(scratch: string, gate: string): Promise<Comparison> {
+  const sides = { base: gate, head: gate.replace('DESTRUCTIVE = re.compile(r"\\brm\\s+-(rf|fr)\\b")', 'DESTRUCTIVE = re.compile(r"\\brm\\s+-(rf|fr)\\b|\\bcurl\\b")') };
+  if (sides.head === sides.base) throw new Error("the bench's change of gate.py no longer applies");
+  const dirs: Record<string, string> = {};
+  for (const [name, script] of Object.entries(sides)) {
+    dirs[name] = path.join(scratch, `replay-${name}`);
+    await fs.mkdir(path.join(dirs[name], "hooks-scripts"), { recursive: true });
+    await fs.writeFile(path.join(dirs[name], "hooks.json"), JSON.stringify(HOOKS));
+    await fs.writeFile(path.join(dirs[name], "hooks-scripts/gate.py"), script);
+  }
+  const codes = Array.from({ length: DISTINCT }, (_, i) => (i % 10 === 0 ? `rm -rf /tmp/build-${i}` : i % 7 === 0 ? `curl -s https://example.com/${i}` : `echo step ${i}`));
+  const lines = Array.from({ length: RECORDED }, (_, i) => JSON.stringify({ tool_call: { name: "code_execution", args: { code: codes[(i * 37) % DISTINCT] } }, environment_id: "env_bench" }));
+  const callsFile = path.join(scratch, "calls.jsonl");
+  await fs.writeFile(callsFile, `${lines.join("\n")}\n`);
+  const parallel = os.availableParallelism();
+  const replay = async () => {
+    const { calls } = await runHooksDiff({ base: dirs.base, head: dirs.head, callsFile, format: "json" });
+    if (calls?.summary.total !== RECORDED || calls.distinct !== DISTINCT || calls.summary.errors > 0 || calls.summary.allowToDeny === 0) throw new Error(`unexpected replay ${JSON.stringify(calls?.summary)}`);
+  };
+  const scripts = Object.values(dirs).map((dir) => path.join(dir, "hooks-scripts/gate.py"));
+  const floor = async () => {
+    const runs = scripts.flatMap((script) => codes.map((code) => () => run(PYTHON, [script], JSON.stringify({ tool_call: { name: "code_execution", args: { code } }, environment_id: "env_bench" }))));
+    let next = 0;
+    await Promise.all(Array.from({ length: parallel }, async () => {
+      while (next < runs.length) await runs[next++]();
+    }));
+  };
+  await replay();
+  await floor();
+  const [ours, bare] = await interleavedMedians(REPLAY_RUNS, replay, floor);
+  return {
+    name: `replay ${RECORDED} recorded calls (${DISTINCT} distinct), 2 sides, ${parallel} at once`,
+    ours,
+    baselineName: `gate.py bare ×${2 * DISTINCT}, ${parallel} at once`,
+    baseline: bare,
+    target: REPLAY_GOAL,
+  };
 }
 
 /** gate.py of the example, from the source tree (the bench runs from dist/). */

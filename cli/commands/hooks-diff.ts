@@ -30,6 +30,7 @@ import * as path from "node:path";
 import { promisify } from "node:util";
 import type { Command } from "commander";
 import * as tar from "tar";
+import { SandboxError } from "../../emulator/sandbox";
 import { replayPreHooks, type ReplayOutcome, type ReplayTask } from "../../emulator/sandbox/policy-cases";
 import { distinctCalls, parseRecordedCalls } from "../../hooks/recorded-calls";
 import type { HooksVerdict } from "../../hooks/runtime";
@@ -95,7 +96,11 @@ export async function runHooksDiff(args: HooksDiffArgs): Promise<{ output: strin
     if (recorded !== undefined) {
       const distinct = distinctCalls(recorded.calls);
       const tasks: ReplayTask[] = distinct.flatMap((call) => (call.payload ? [{ hooks: base, payload: call.payload }, { hooks: head, payload: call.payload }] : []));
-      const outcomes = await replayPreHooks(tasks, { concurrency: args.concurrency ?? os.availableParallelism(), liveHttp: args.http === "live" ? liveHttp : undefined });
+      const outcomes = await replayPreHooks(tasks, { concurrency: args.concurrency ?? os.availableParallelism(), liveHttp: args.http === "live" ? liveHttp : undefined }).catch((error: unknown) => {
+        // No sandbox on this machine: every hook would fail open and every call read as an allow.
+        if (error instanceof SandboxError) throw new CLIError(`--calls: no call can be replayed here: ${error.message}`, 2);
+        throw error;
+      });
       let next = 0;
       const paired = distinct.map((call): { base: ReplayOutcome; head: ReplayOutcome } | undefined => {
         if (!call.payload) return undefined;

@@ -150,6 +150,16 @@ test("a malformed line is named by its number and the rest replay; post events r
   expect(output).toMatch(/5 recorded calls \(2 distinct\): 1 allow → deny, 2 deny → allow, 0 reason changed, 0 unchanged, 0 not replayed, 2 errors\n$/);
 }, 120_000);
 
+test("each call sees its side's tree as built, whatever the calls before it wrote there", async () => {
+  // Denies once it finds what an earlier call left; a fresh tree never holds it.
+  const marking = side({
+    mark: { pre_tool_execution: [{ matcher: ".*", hooks: [{ type: "command", command: `if [ -e /workspace/mark ] || [ -e /.agents/mark ]; then echo '{"decision": "deny", "reason": "left over"}'; else touch /workspace/mark /.agents/mark; echo '{"decision": "allow"}'; fi`, timeout: 10 }] }] },
+  });
+  const file = jsonl(["a", "b", "c", "d"].map((code) => codeCall(code)));
+  const { calls } = await runHooksDiff({ base: gateSide([]), head: marking, callsFile: file, format: "json", concurrency: 1 });
+  expect(calls!.summary).toMatchObject({ total: 4, unchanged: 4, errors: 0 });
+}, 120_000);
+
 describe("HTTP hooks", () => {
   let server: Server;
   let posts: unknown[];
