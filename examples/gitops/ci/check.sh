@@ -8,9 +8,14 @@
 #                        pack (POLICY_PACK, default the package's policy-pack/; POLICY_PACK_CONFIG, default
 #                        policy/pack-config.json). The preview calls no API (check and diff are local), so
 #                        the job needs no GOOGLE_API_KEY, only the state backend (see README). Writes the
-#                        report (markdown, for a PR comment: decisions, policy violations by rule and
-#                        resource, the diff) to REPORT (default policy-report.md). Exit 1 when a case fails,
-#                        a mandatory policy fails, or a decision changed and BLOCK_ON_POLICY_CHANGE=true.
+#                        report (markdown, for a PR comment: decisions, impact on recorded calls, policy
+#                        violations by rule and resource, the diff) to REPORT (default policy-report.md).
+#                        Recorded calls: the JSONL file RECORDED_CALLS (an audit endpoint's), else, with
+#                        GOOGLE_GEMINI_BASE_URL and GOOGLE_API_KEY (the emulator), `genv env calls` of each
+#                        environment in STACK's state since CALLS_SINCE (default 7d); they are replayed
+#                        against the base's hooks and the PR's. Exit 1 when a case fails, a mandatory
+#                        policy fails, a decision changed and BLOCK_ON_POLICY_CHANGE=true, or a recorded
+#                        call flips as CALLS_FAIL_ON says (any, allow-to-deny, deny-to-allow; default: report).
 #   ci/check.sh deploy   `pulumi up` of STACK (default prod) against GOOGLE_GEMINI_BASE_URL, or the
 #                        hosted API when unset, with GOOGLE_API_KEY; first `genv recover` when an
 #                        interrupted deploy left pending operations.
@@ -44,12 +49,33 @@ case "$mode" in
     if [ "$diff_status" -eq 1 ] && [ "${BLOCK_ON_POLICY_CHANGE:-false}" = "true" ]; then failed=1; fi
 
     stack="${STACK:-prod}"
+    pulumi stack select --create "$stack" >&2
+    calls="${RECORDED_CALLS:-}"
+    if [ -z "$calls" ] && [ -n "${GOOGLE_GEMINI_BASE_URL:-}" ] && [ -n "${GOOGLE_API_KEY:-}" ]; then
+      calls="$(mktemp)"
+      echo "--- genv env calls of stack $stack's environments, since ${CALLS_SINCE:-7d}" >&2
+      # Every Environment in the state, whichever provider made it (the plugin's or the dynamic one's type).
+      for id in $(pulumi stack export | node -e 'for (const r of JSON.parse(require("fs").readFileSync(0, "utf8")).deployment.resources ?? []) if (/(^|[:/])gemini-environments:(index:)?Environment$/.test(r.type) && r.id) console.log(r.id)'); do
+        "${genv[@]}" env calls "$id" --since "${CALLS_SINCE:-7d}" >> "$calls" || failed=1
+      done
+    fi
+    printf '\n' >> "$report"
+    if [ -n "$calls" ]; then
+      echo "--- genv hooks diff --calls: impact on recorded calls" >&2
+      set +e
+      "${genv[@]}" hooks diff --base "$base" --path .agents --calls "$calls" --format markdown ${CALLS_FAIL_ON:+--fail-on "$CALLS_FAIL_ON"} >> "$report"
+      calls_status=$?
+      set -e
+      if [ "$calls_status" -ne 0 ]; then failed=1; fi
+    else
+      printf '### Impact on recorded calls\n\nNo recorded calls: set RECORDED_CALLS to an audit endpoint'"'"'s JSONL, or GOOGLE_GEMINI_BASE_URL and GOOGLE_API_KEY for the emulator'"'"'s record.\n' >> "$report"
+    fi
+
     echo "--- pulumi preview --diff of stack $stack, with the policy pack" >&2
     pack="${POLICY_PACK:-$(node -p 'require("path").join(require("path").dirname(require.resolve("pulumi-gemini-environments/package.json")), "policy-pack")')}"
     events="$(mktemp)"
     preview_log="$(mktemp)"
     trap 'rm -f "$events" "$preview_log"' EXIT
-    pulumi stack select --create "$stack" >&2
     # --event-log (a debug flag) gives the policy events as JSON from the same run as the diff.
     set +e
     PULUMI_DEBUG_COMMANDS=true pulumi preview --diff --non-interactive --color never \
