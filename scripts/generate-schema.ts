@@ -158,7 +158,9 @@ export function generateSchema(root: string = repositoryRoot()): Json {
         respectSchemaVersion: true,
         pyproject: { enabled: true },
         requires: { pulumi: ">=3.248.0,<4.0.0" },
-        readme: `The Pulumi provider for Gemini Environments (agent sandboxes), in Python: \`Environment\`, \`Credential\`, \`GuardedEnvironment\` and \`Provider\`. Generated from the provider's schema; see ${identity.repository}.`,
+        // The package's README (the generator writes it; scripts/generate-sdks makes it the wheel's readme
+        // too): the registry overview, which docs/_index.md opens with.
+        readme: registryOverview(root),
       },
       go: {
         importBasePath: `${identity.goModule}/${GO_PACKAGE}`,
@@ -177,6 +179,11 @@ export function generateSchema(root: string = repositoryRoot()): Json {
 
 export const PYTHON_PACKAGE = "pulumi_gemini_environments";
 export const GO_PACKAGE = "geminienvironments";
+
+/** docs/registry/overview.md: what the package is, for the registry's page and PyPI's. */
+export function registryOverview(root: string = repositoryRoot()): string {
+  return fs.readFileSync(path.join(root, "docs", "registry", "overview.md"), "utf8");
+}
 
 /** What package.json says of the package, in the forms the schema needs. */
 export function packageIdentity(root: string = repositoryRoot()) {

@@ -1,8 +1,9 @@
 /**
  * sdk/python and sdk/go are generated from schema.json by Pulumi's own generators (scripts/generate-sdks,
  * `npm run sdks`) and checked in, as published providers do: this regenerates them into a temporary
- * directory and fails on any difference, naming the files. The first run builds the generator
- * (scripts/sdkgen, about a minute cold), cached outside the repository.
+ * directory and fails on any difference, naming the files — sdk/go's go.mod and go.sum (after
+ * `go mod tidy`) and sdk/python's README.md and classifiers included. The first run builds the
+ * generator (scripts/sdkgen, about a minute cold), cached outside the repository.
  */
 import { execFile, execFileSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -93,4 +94,26 @@ test("a key Pulumi's schema package does not know fails generation, named (Pulum
   ]) {
     expect(failure?.stderr).toContain(key);
   }
+});
+
+test("the Go module requires the Pulumi SDK scripts/sdkgen pins (the engine's), and every module its code imports, with a go.sum", async () => {
+  const required = async (modFile: string) =>
+    new Map(
+      (JSON.parse((await promisify(execFile)("go", ["mod", "edit", "-json", modFile])).stdout) as { Require: Array<{ Path: string; Version: string; Indirect?: boolean }> }).Require.map(
+        (r) => [r.Path, r],
+      ),
+    );
+  const pinned = (await required(path.join(root, "scripts", "sdkgen", "go.mod"))).get("github.com/pulumi/pulumi/sdk/v3")?.Version;
+  const sdk = await required(path.join(out, "go", "go.mod"));
+  expect(pinned).toMatch(/^v3\./);
+  expect(sdk.get("github.com/pulumi/pulumi/sdk/v3")).toMatchObject({ Version: pinned });
+  // init.go imports it to parse the plugin's version.
+  expect(sdk.get("github.com/pulumi/pulumi/sdk/v3")?.Indirect).toBeFalsy();
+  expect(sdk.get("github.com/blang/semver")?.Indirect).toBeFalsy();
+  expect(fs.readFileSync(path.join(out, "go", "go.sum"), "utf8")).toContain(`github.com/pulumi/pulumi/sdk/v3 ${pinned} h1:`);
+});
+
+test("the wheel's readme is the registry overview, and its metadata has classifiers", () => {
+  expect(fs.readFileSync(path.join(out, "python", "README.md"), "utf8")).toBe(fs.readFileSync(path.join(root, "docs", "registry", "overview.md"), "utf8"));
+  expect(fs.readFileSync(path.join(out, "python", "pyproject.toml"), "utf8")).toMatch(/^ {2}classifiers = \[.*"Typing :: Typed".*\]$/m);
 });
