@@ -4,7 +4,11 @@
 // Node.js single executables of their architecture, the one of this machine starts with no Node.js
 // on PATH and serves; the darwin launcher starts on Node.js, and without a `node` says in one line
 // which version it needs. The npm tarball does not hold the release dir; the wheel's metadata names
-// the package and the version. Runs from the repo after `npm run build`.
+// the package and the version, passes `twine check --strict` (what PyPI checks of the metadata and
+// renders of the readme), and installs with pip into a fresh venv, where it imports and reports its
+// version. The checksums file lists every artifact and `sha256sum -c` verifies it. One version,
+// package.json's, is in every artifact, schema.json, the SDKs and the tags the release workflow
+// pushes (scripts/release-version). Runs from the repo after `npm run build`.
 import { execFile, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -22,6 +26,17 @@ const ELF_MACHINE: Record<string, number> = { "linux-amd64": 62, "linux-arm64": 
 const RELEASE_TIMEOUT_MS = 900_000;
 const EXECUTABLE = "pulumi-resource-gemini-environments";
 const plugin = (platform: string) => `pulumi-resource-gemini-environments-v${VERSION}-${platform}.tar.gz`;
+const NPM_PACKAGE = `pulumi-gemini-environments-${VERSION}.tgz`;
+const WHEEL = `pulumi_gemini_environments-${VERSION}-py3-none-any.whl`;
+const CHECKSUMS = `pulumi-gemini-environments_${VERSION}_checksums.txt`;
+// A fresh venv's pip install of the wheel fetches pulumi and its dependencies (pip's cache makes it quick).
+const PIP_TIMEOUT_MS = 600_000;
+
+/** The venv of scripts/python-build, with twine. */
+async function releaseVenv(): Promise<string> {
+  const { stdout } = await execFileAsync(path.join(repoRoot, "scripts", "python-build"));
+  return stdout.trim().split("\n").pop()!;
+}
 
 /** Runs a plugin executable; resolves with the first stdout line (its port) or rejects with its exit and stderr. */
 function startPlugin(executable: string, env: Record<string, string>): Promise<string> {
@@ -51,10 +66,49 @@ describe("npm run release (scripts/release)", () => {
 
   afterAll(() => fs.promises.rm(scratch, { recursive: true, force: true }));
 
-  test("writes the four plugin tarballs, the npm package and the wheel, all of package.json's version", async () => {
-    expect((await fs.promises.readdir(out)).sort()).toEqual(
-      [...PLATFORMS.map(plugin), `pulumi-gemini-environments-${VERSION}.tgz`, `pulumi_gemini_environments-${VERSION}-py3-none-any.whl`].sort(),
-    );
+  test("writes the four plugin tarballs, the npm package, the wheel and their checksums, all of package.json's version", async () => {
+    expect((await fs.promises.readdir(out)).sort()).toEqual([...PLATFORMS.map(plugin), NPM_PACKAGE, WHEEL, CHECKSUMS].sort());
+  });
+
+  test("the checksums file has one SHA-256 line per artifact, and sha256sum -c verifies them", async () => {
+    const lines = (await fs.promises.readFile(path.join(out, CHECKSUMS), "utf8")).trim().split("\n");
+    expect(lines.map((line) => line.split("  ")[1]).sort()).toEqual([...PLATFORMS.map(plugin), NPM_PACKAGE, WHEEL].sort());
+    for (const line of lines) expect(line).toMatch(/^[0-9a-f]{64} {2}\S+$/);
+    const { stdout } = await execFileAsync("sha256sum", ["-c", CHECKSUMS], { cwd: out });
+    expect(stdout.trim().split("\n")).toEqual(lines.map((line) => `${line.split("  ")[1]}: OK`));
+    // A changed artifact fails the check.
+    const copy = path.join(scratch, "tampered");
+    await fs.promises.cp(out, copy, { recursive: true });
+    await fs.promises.appendFile(path.join(copy, NPM_PACKAGE), "x");
+    await expect(execFileAsync("sha256sum", ["-c", CHECKSUMS], { cwd: copy })).rejects.toMatchObject({ stdout: expect.stringContaining(`${NPM_PACKAGE}: FAILED`) });
+  });
+
+  test("one version, package.json's: schema.json, the SDKs, the plugin tarballs, the npm package, the wheel and the tags the workflow pushes", async () => {
+    const { stdout } = await execFileAsync(path.join(repoRoot, "scripts", "release-version"), [`v${VERSION}`]);
+    expect(stdout).toBe(`version=${VERSION}\ntag=v${VERSION}\ngo_tag=sdk/go/v${VERSION}\n`);
+    const read = async (file: string) => JSON.parse(await fs.promises.readFile(path.join(repoRoot, file), "utf8")) as { version: string };
+    const versions: Record<string, string> = {
+      "schema.json": (await read("schema.json")).version,
+      "sdk/go pulumi-plugin.json": (await read("sdk/go/geminienvironments/pulumi-plugin.json")).version,
+      "sdk/python pulumi-plugin.json": (await read("sdk/python/pulumi_gemini_environments/pulumi-plugin.json")).version,
+    };
+    for (const platform of PLATFORMS) {
+      const { stdout: packageJson } = await execFileAsync("tar", ["-xOzf", path.join(out, plugin(platform)), "./package.json"]);
+      versions[plugin(platform)] = (JSON.parse(packageJson) as { version: string }).version;
+    }
+    const { stdout: npmPackageJson } = await execFileAsync("tar", ["-xOzf", path.join(out, NPM_PACKAGE), "package/package.json"]);
+    versions[NPM_PACKAGE] = (JSON.parse(npmPackageJson) as { version: string }).version;
+    const { stdout: wheelVersion } = await execFileAsync("python3", [
+      "-c",
+      "import sys, zipfile, email; z = zipfile.ZipFile(sys.argv[1]); print(email.message_from_bytes(z.read(next(n for n in z.namelist() if n.endswith('.dist-info/METADATA'))))['Version'])",
+      path.join(out, WHEEL),
+    ]);
+    versions[WHEEL] = wheelVersion.trim();
+    expect(versions).toEqual(Object.fromEntries(Object.keys(versions).map((key) => [key, VERSION])));
+    // A release pushed for another tag stops before anything is built.
+    await expect(execFileAsync(path.join(repoRoot, "scripts", "release-version"), ["v0.0.0-not-this"])).rejects.toMatchObject({
+      stderr: expect.stringContaining(`is not package.json's version v${VERSION}`),
+    });
   });
 
   test.each(PLATFORMS)("the %s tarball: the executable at its root, package.json of the version, schema.json, no symlink, no PulumiPlugin.yaml", async (platform) => {
@@ -130,5 +184,33 @@ describe("npm run release (scripts/release)", () => {
     expect(stdout).toMatch(/^Name: pulumi_gemini_environments$/m);
     expect(stdout).toMatch(new RegExp(`^Version: ${VERSION.replace(/\./g, "\\.")}$`, "m"));
     expect(stdout).toMatch(/^Requires-Dist: pulumi<4\.0\.0,>=3\.248\.0$/m);
+    // What PyPI shows: the license, the project's URLs, classifiers, and the registry overview as the readme.
+    expect(stdout).toMatch(/^License: Apache-2\.0$/m);
+    expect(stdout).toMatch(/^Project-URL: Repository, https:\/\/github\.com\/gemini-environments\/pulumi-gemini-environments$/m);
+    expect(stdout).toMatch(/^Classifier: Typing :: Typed$/m);
+    expect(stdout).toMatch(/^Description-Content-Type: text\/markdown$/m);
+    expect(stdout).toContain(fs.readFileSync(path.join(repoRoot, "docs", "registry", "overview.md"), "utf8").split("\n")[0]);
   });
+
+  test("the wheel passes twine check --strict", async () => {
+    const bin = await releaseVenv();
+    const { stdout } = await execFileAsync(path.join(bin, "twine"), ["--no-color", "check", "--strict", path.join(out, WHEEL)], { env: { ...process.env, COLUMNS: "500" } });
+    // twine wraps its lines at the terminal's width, a path included.
+    expect(stdout.replace(/\s*\n\s*/g, "")).toContain(`${WHEEL}: PASSED`);
+  });
+
+  test(
+    "a fresh venv's pip install of the wheel imports it and reports its version",
+    async () => {
+      const venv = path.join(scratch, "venv");
+      await execFileAsync("python3", ["-m", "venv", venv]);
+      await execFileAsync(path.join(venv, "bin", "python3"), ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", path.join(out, WHEEL)], { timeout: PIP_TIMEOUT_MS });
+      const { stdout } = await execFileAsync(path.join(venv, "bin", "python3"), [
+        "-c",
+        "import importlib.metadata, pulumi_gemini_environments as genv; from pulumi_gemini_environments import _utilities; print(importlib.metadata.version('pulumi_gemini_environments'), _utilities.get_version(), genv.Environment.__name__)",
+      ]);
+      expect(stdout.trim()).toBe(`${VERSION} ${VERSION} Environment`);
+    },
+    PIP_TIMEOUT_MS + 60_000,
+  );
 });
