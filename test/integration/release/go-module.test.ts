@@ -94,6 +94,8 @@ describeNeeding({ "Go (go on PATH; scripts/prerequisites installs it)": haveGo }
       ...process.env,
       GOPRIVATE: REPOSITORY,
       GOFLAGS: "",
+      // As test/unit/examples-go.test.ts builds: the same build cache entries for the Pulumi SDK.
+      CGO_ENABLED: "0",
       GIT_CONFIG_COUNT: "1",
       GIT_CONFIG_KEY_0: `url.${remote}.insteadOf`,
       GIT_CONFIG_VALUE_0: `https://${REPOSITORY}`,
