@@ -21,7 +21,7 @@ import { generateSchema, packageIdentity, PACKAGE, PYTHON_PACKAGE, registryOverv
 export const EXAMPLES: Array<{ language: string; fence: string; file: string; testedBy: string }> = [
   { language: "typescript", fence: "typescript", file: "examples/security-gate/index.ts", testedBy: "test/e2e/security-gate.test.ts" },
   { language: "python", fence: "python", file: "examples/python-github-agent/__main__.py", testedBy: "test/e2e/python.test.ts" },
-  { language: "go", fence: "go", file: "examples/go-environment/main.go", testedBy: "test/unit/examples-go.test.ts" },
+  { language: "go", fence: "go", file: "examples/go-environment/main.go", testedBy: "test/e2e/go.test.ts" },
   { language: "yaml", fence: "yaml", file: "examples/yaml-security-gate/Pulumi.yaml", testedBy: "test/e2e/yaml.test.ts" },
 ];
 
