@@ -20,6 +20,8 @@ export {
 export type { EnvironmentInfo, GetEnvironmentArgs, GetEnvironmentsArgs, GetEnvironmentsResult } from "./provider/functions/environments";
 export type { EnvironmentFileContent, GetEnvironmentFileArgs } from "./provider/functions/environment-file";
 export type { CredentialInfo, GetCredentialArgs, GetCredentialsResult } from "./provider/functions/credentials";
+/** The emulator as a Docker container the program manages (needs the optional peer `@pulumi/docker`). */
+export { EmulatorContainer, type EmulatorContainerArgs, type EmulatorNetwork } from "./provider/components/emulator-container";
 /** The same resources served by the plugin (`gemini-environments:index:*`): `plugin.Environment`, `plugin.Credential`, `plugin.GuardedEnvironment`, `plugin.Provider`. */
 export * as plugin from "./provider/plugin/resources";
 /** After a killed `pulumi up`: adopt what its creates made (`genv recover` for the Automation API). */

@@ -10,12 +10,12 @@ const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "..", "p
   peerDependenciesMeta: Record<string, { optional?: boolean }>;
 };
 
-/** The optional peer that is not the emulator's: the policy pack's SDK (policy/index.ts). */
-const POLICY_PACKAGE = "@pulumi/policy";
+/** The optional peers that are not the emulator's: the policy pack's SDK (policy/index.ts) and EmulatorContainer's (provider/components/emulator-container.ts). */
+const OTHER_OPTIONAL_PEERS = ["@pulumi/policy", "@pulumi/docker"];
 
 test("the emulator's packages are package.json's optional peers, devDependencies of the checkout, not dependencies", () => {
   const optionalPeers = Object.keys(pkg.peerDependenciesMeta).filter((name) => pkg.peerDependenciesMeta[name].optional);
-  expect(optionalPeers.sort()).toEqual([...Object.keys(EMULATOR_PACKAGES), POLICY_PACKAGE].sort());
+  expect(optionalPeers.sort()).toEqual([...Object.keys(EMULATOR_PACKAGES), ...OTHER_OPTIONAL_PEERS].sort());
   for (const [name, major] of Object.entries(EMULATOR_PACKAGES)) {
     expect([name, pkg.peerDependencies[name]]).toEqual([name, expect.stringMatching(new RegExp(`^\\^${major}\\.`))]);
     expect([name, pkg.devDependencies[name]]).toEqual([name, pkg.peerDependencies[name]]);
