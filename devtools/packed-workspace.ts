@@ -9,6 +9,7 @@
  * <root>/node_modules/pulumi-gemini-environments   installed from the tarball (install scripts skipped)
  * <root>/node_modules/@pulumi/pulumi               a symlink to one existing copy
  * <root>/node_modules/@pulumi/policy               a symlink to the repo's copy (the policy pack's optional peer)
+ * <root>/node_modules/@pulumi/docker               a symlink to the repo's copy (EmulatorContainer's optional peer)
  * <root>/programs/<name>/{Pulumi.yaml,package.json,index.js,...}
  * ```
  *
@@ -74,7 +75,9 @@ export async function createPackedWorkspace(options: PackedWorkspaceOptions): Pr
     const pulumiDir = fs.realpathSync(options.pulumiDir ?? path.join(options.repoRoot, "node_modules", "@pulumi", "pulumi"));
     await fs.promises.mkdir(path.join(root, "node_modules", "@pulumi"), { recursive: true });
     await fs.promises.symlink(pulumiDir, path.join(root, "node_modules", "@pulumi", "pulumi"));
-    await fs.promises.symlink(fs.realpathSync(path.join(options.repoRoot, "node_modules", "@pulumi", "policy")), path.join(root, "node_modules", "@pulumi", "policy"));
+    for (const optionalPeer of ["policy", "docker"]) {
+      await fs.promises.symlink(fs.realpathSync(path.join(options.repoRoot, "node_modules", "@pulumi", optionalPeer)), path.join(root, "node_modules", "@pulumi", optionalPeer));
+    }
     await fs.promises.mkdir(path.join(root, "programs"));
   } catch (error) {
     await fs.promises.rm(root, { recursive: true, force: true });
@@ -117,17 +120,16 @@ async function writeProgram(dir: string, name: string, files: Record<string, str
 
 /**
  * The example's files (hook scripts, workspace trees) with index.ts transpiled next to them as index.js.
- * A program in another language (no index.ts: YAML, Python) is copied as it is, its plugin path
- * (`./node_modules/pulumi-gemini-environments/bin`) pointed at the workspace's installed package.
+ * A program in another language (no index.ts: YAML, Python) is copied as it is. Either way the plugin
+ * path of Pulumi.yaml (`./node_modules/pulumi-gemini-environments/bin`) points at the workspace's
+ * installed package.
  */
 async function copyExample(source: string, dir: string): Promise<string> {
   await fs.promises.cp(source, dir, { recursive: true, filter: (file) => file === source || !EXAMPLE_SKIP.has(path.basename(file)) || path.dirname(file) !== source });
-  if (!fs.existsSync(path.join(dir, "index.ts"))) {
-    const yaml = await fs.promises.readFile(path.join(dir, "Pulumi.yaml"), "utf8");
-    const bin = path.join(dir, "..", "..", "node_modules", PACKAGE_NAME, "bin");
-    await fs.promises.writeFile(path.join(dir, "Pulumi.yaml"), yaml.replaceAll(`./node_modules/${PACKAGE_NAME}/bin`, bin));
-    return dir;
-  }
+  const bin = path.join(dir, "..", "..", "node_modules", PACKAGE_NAME, "bin");
+  const copiedYaml = await fs.promises.readFile(path.join(dir, "Pulumi.yaml"), "utf8");
+  await fs.promises.writeFile(path.join(dir, "Pulumi.yaml"), copiedYaml.replaceAll(`./node_modules/${PACKAGE_NAME}/bin`, bin));
+  if (!fs.existsSync(path.join(dir, "index.ts"))) return dir;
   const ts = await import("typescript");
   const indexTs = path.join(dir, "index.ts");
   const output = ts.transpileModule(await fs.promises.readFile(indexTs, "utf8"), {

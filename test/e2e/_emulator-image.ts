@@ -24,10 +24,10 @@ export function machineNeeds(): Record<string, boolean> {
   };
 }
 
-/** Runs `scripts/<name>` (its progress goes to our stderr); resolves to the last line of its stdout. */
-export function runScript(name: string, args: string[] = []): Promise<string> {
+/** Runs `scripts/<name>` (its progress goes to our stderr), with `env` if given; resolves to the last line of its stdout. */
+export function runScript(name: string, args: string[] = [], env?: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(path.join(repoRoot, "scripts", name), args, { cwd: repoRoot, stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(path.join(repoRoot, "scripts", name), args, { cwd: repoRoot, env: env ?? process.env, stdio: ["ignore", "pipe", "inherit"] });
     let stdout = "";
     child.stdout.setEncoding("utf8");
     child.stdout.on("data", (chunk: string) => (stdout += chunk));
