@@ -39,7 +39,7 @@ function diagnosticsOf(example: string): string[] {
 }
 
 test("the examples are there", () => {
-  expect(examples.sort()).toEqual(["audit-logging", "fleet", "gitops", "privacy-gate", "security-gate"]);
+  expect(examples.sort()).toEqual(["audit-logging", "emulator-container", "fleet", "gitops", "privacy-gate", "security-gate"]);
 });
 
 test.each(examples)("examples/%s type-checks", (example) => {
@@ -52,6 +52,8 @@ test.each(examples)("examples/%s has what a Pulumi project needs", (example) => 
   const pkg = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"));
   // examples/gitops runs the policy pack in its pull-request check, so it depends on the pack's optional peer.
   const policyPack = example === "gitops" ? { "@pulumi/policy": "1.21.0" } : {};
-  expect(pkg.dependencies).toEqual({ ...policyPack, "@pulumi/pulumi": "3.248.0", "pulumi-gemini-environments": "file:../.." });
+  // examples/emulator-container runs the emulator through EmulatorContainer, whose optional peer is @pulumi/docker.
+  const docker = example === "emulator-container" ? { "@pulumi/docker": "5.0.0" } : {};
+  expect(pkg.dependencies).toEqual({ ...policyPack, ...docker, "@pulumi/pulumi": "3.248.0", "pulumi-gemini-environments": "file:../.." });
   expect(fs.existsSync(path.join(dir, "README.md"))).toBe(true);
 });
