@@ -160,6 +160,15 @@ test("each call sees its side's tree as built, whatever the calls before it wrot
   expect(calls!.summary).toMatchObject({ total: 4, unchanged: 4, errors: 0 });
 }, 120_000);
 
+test("a pull-request comment lists at most 50 distinct calls and sums up the rest", async () => {
+  const file = jsonl(Array.from({ length: 60 }, (_, i) => codeCall(`sudo step ${i}`)));
+  const { calls, output } = await runHooksDiff({ base: gateSide(["sudo"]), head: side({}), callsFile: file, format: "markdown" });
+  expect(calls!.summary).toMatchObject({ total: 60, denyToAllow: 60 });
+  expect(output.split("\n").filter((line) => line.startsWith("| 1 | deny → allow |"))).toHaveLength(50);
+  expect(output).toContain("…and 10 more distinct calls (10 recorded: 10 deny → allow); `--format json` lists every one.");
+  expect(output).toContain("| 1 | deny → allow | code_execution {\"code\":\"sudo step 0\"} in env_rec | deny (sudo is blocked) | allow |");
+}, 180_000);
+
 describe("HTTP hooks", () => {
   let server: Server;
   let posts: unknown[];
