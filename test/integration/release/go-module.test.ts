@@ -11,12 +11,13 @@
  * Our module's entries in the shared module cache (GOMODCACHE) are removed before and after, so that
  * each run resolves the SDK of this tree and not a cached one of the same version.
  */
-import { execFile, execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 
+import { goToolchainNeeds } from "../../support/go";
 import { describeNeeding } from "../../support/prerequisites";
 
 const run = promisify(execFile);
@@ -28,22 +29,13 @@ const PULUMI_SDK = "github.com/pulumi/pulumi/sdk/v3";
 // The first run downloads github.com/pulumi/pulumi/sdk/v3 and its dependencies, then compiles them.
 const GO_TIMEOUT_MS = 15 * 60_000;
 
-const haveGo = (() => {
-  try {
-    execFileSync("go", ["version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
 /** The version `modFile` requires of `modulePath` (go mod edit -json reads it). */
 async function requiredVersion(modFile: string, modulePath: string): Promise<string | undefined> {
   const { stdout } = await run("go", ["mod", "edit", "-json", modFile]);
   return (JSON.parse(stdout) as { Require?: Array<{ Path: string; Version: string }> }).Require?.find((r) => r.Path === modulePath)?.Version;
 }
 
-describeNeeding({ "Go (go on PATH; scripts/prerequisites installs it)": haveGo })("the Go SDK from a tagged git remote, as a Go user gets it", () => {
+describeNeeding(goToolchainNeeds())("the Go SDK from a tagged git remote, as a Go user gets it", () => {
   let scratch: string;
   let remote: string;
   let consumer: string;

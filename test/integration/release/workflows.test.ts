@@ -6,12 +6,13 @@
  * of a release. shellcheck and pyflakes, which actionlint runs on `run:` scripts when they are on
  * PATH, are turned off, so that the result does not depend on the machine.
  */
-import { execFile, execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 
+import { goToolchainNeeds } from "../../support/go";
 import { describeNeeding } from "../../support/prerequisites";
 
 const run = promisify(execFile);
@@ -21,16 +22,7 @@ const WORKFLOWS = fs.readdirSync(workflowsDir).filter((name) => /\.ya?ml$/.test(
 // The first run builds actionlint from Go modules (about 30 s), then it is cached.
 const BUILD_TIMEOUT_MS = 10 * 60_000;
 
-const haveGo = (() => {
-  try {
-    execFileSync("go", ["version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
-describeNeeding({ "Go (go on PATH; scripts/prerequisites installs it), to build actionlint": haveGo })("the GitHub Actions workflows (actionlint)", () => {
+describeNeeding(goToolchainNeeds())("the GitHub Actions workflows (actionlint)", () => {
   let actionlint: string;
   const lint = (files: string[], cwd = root) => run(actionlint, ["-shellcheck=", "-pyflakes=", "-no-color", ...files], { cwd });
 
