@@ -8,8 +8,9 @@
  * `go get`s the tag, `go mod tidy`s, builds and vets; its Pulumi SDK is the version sdk/go/go.mod
  * requires (tidy had nothing of ours to raise), and sdk/go itself is tidy.
  *
- * Our module's entries in the shared module cache (GOMODCACHE) are removed before and after, so that
- * each run resolves the SDK of this tree and not a cached one of the same version.
+ * Our module's entries in the shared module cache (GOMODCACHE) are removed before and after, and the
+ * go command's index of module directories is off (GODEBUG=goindex=0), so that each run resolves the
+ * SDK of this tree and not a cached one of the same version.
  */
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
@@ -88,6 +89,9 @@ describeNeeding(goToolchainNeeds())("the Go SDK from a tagged git remote, as a G
       GOFLAGS: "",
       // As test/unit/examples-go.test.ts builds: the same build cache entries for the Pulumi SDK.
       CGO_ENABLED: "0",
+      // The go command keeps an index of each module cache directory in GOCACHE, by path alone (the
+      // module cache being immutable): without it, a tree of this version indexed by an earlier run.
+      GODEBUG: [process.env.GODEBUG, "goindex=0"].filter(Boolean).join(","),
       GIT_CONFIG_COUNT: "1",
       GIT_CONFIG_KEY_0: `url.${remote}.insteadOf`,
       GIT_CONFIG_VALUE_0: `https://${REPOSITORY}`,
