@@ -13,6 +13,7 @@
  */
 import type { z } from "zod";
 import type { EnvironmentsClient } from "../../sdk/client";
+import { isNotFound } from "../../sdk/errors";
 import { validationIssues } from "../../sdk/issues";
 import { InvalidInputError } from "./errors";
 import { propertyMeta } from "./resource-schema";
@@ -45,4 +46,14 @@ export async function callFunction<Args extends z.ZodObject, Result extends z.Zo
 /** A resource's property as a lookup returns it: its schema and meta, with a description of what the value says (not what a change of it does). */
 export function described<Schema extends z.ZodType>(schema: Schema, description: string): Schema {
   return schema.meta({ ...propertyMeta(schema), description }) as Schema;
+}
+
+/** The API's answer; its 404 becomes `notFound()`, an error that names the argument and what to check. */
+export async function orNotFound<T>(answer: Promise<T>, notFound: () => Error): Promise<T> {
+  try {
+    return await answer;
+  } catch (error) {
+    if (isNotFound(error)) throw notFound();
+    throw error;
+  }
 }

@@ -7,11 +7,10 @@
  */
 import { z } from "zod";
 import type { Credential } from "../../sdk/schemas";
-import { isNotFound } from "../../sdk/errors";
 import { issueAt } from "../../sdk/issues";
 import { CredentialComputed, CredentialInputs, CredentialOutputs } from "../credential/inputs";
 import { InvalidInputError } from "../contracts/errors";
-import { described, type FunctionCore } from "../contracts/function-core";
+import { described, orNotFound, type FunctionCore } from "../contracts/function-core";
 import { valuesFromWire } from "../contracts/resource-schema";
 
 // ---------------------------------------------------------------------------------------------
@@ -49,15 +48,7 @@ export const getCredential: FunctionCore<typeof GetCredentialArgs, typeof Creden
   args: GetCredentialArgs,
   result: CredentialInfo,
   async invoke(client, { credentialId }) {
-    try {
-      return credentialInfo(await client.credentials.get(credentialId));
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-      const message =
-        `no credential ${credentialId} for this API key: check the id (an allowlist entry's \`credential\`, or a Credential resource's credentialId) ` +
-        "and that the provider's apiKey and baseUrl are those of the account that made it";
-      throw new InvalidInputError([issueAt(["credentialId"], "not-found", message)], { what: "getCredential" });
-    }
+    return credentialInfo(await orNotFound(client.credentials.get(credentialId), () => unknownCredential(credentialId)));
   },
 };
 
@@ -72,6 +63,13 @@ export const getCredentials: FunctionCore<typeof GetCredentialsArgs, typeof GetC
     return { credentials };
   },
 };
+
+function unknownCredential(credentialId: string): InvalidInputError {
+  const message =
+    `no credential ${credentialId} for this API key: check the id (an allowlist entry's \`credential\`, or a Credential resource's credentialId) ` +
+    "and that the provider's apiKey and baseUrl are those of the account that made it";
+  return new InvalidInputError([issueAt(["credentialId"], "not-found", message)], { what: "getCredential" });
+}
 
 // ---------------------------------------------------------------------------------------------
 // The API's answer, as the result

@@ -11,7 +11,7 @@ import { issueAt } from "../../sdk/issues";
 import type { EnvironmentFile } from "../../sdk/schemas";
 import { formatBytes } from "../../sdk/units";
 import { InvalidInputError } from "../contracts/errors";
-import type { FunctionCore } from "../contracts/function-core";
+import { orNotFound, type FunctionCore } from "../contracts/function-core";
 import { GetEnvironmentArgs, unknownEnvironment } from "./environments";
 
 // ---------------------------------------------------------------------------------------------
@@ -63,10 +63,8 @@ export const getEnvironmentFile: FunctionCore<typeof GetEnvironmentFileArgs, typ
     if (size > MAX_FILE_BYTES) {
       throw pathError(environmentId, relative, "too-large", `is ${size} bytes; a lookup reads files up to ${formatBytes(MAX_FILE_BYTES)}: read it with \`genv env cat\` or the client`);
     }
-    const { data } = await client.files.downloadBuffer(environmentId, relative).catch((error: unknown) => {
-      if (isNotFound(error)) throw missing(environmentId, relative); // removed since its metadata was read
-      throw error;
-    });
+    // Not found now: removed since its metadata was read.
+    const { data } = await orNotFound(client.files.downloadBuffer(environmentId, relative), () => missing(environmentId, relative));
     return {
       path: entry.path ?? relative,
       ...(isUtf8(data) ? { content: data.toString("utf8") } : { contentBase64: data.toString("base64") }),

@@ -8,11 +8,10 @@
  */
 import { z } from "zod";
 import type { Environment } from "../../sdk/schemas";
-import { isNotFound } from "../../sdk/errors";
 import { issueAt } from "../../sdk/issues";
 import { EnvironmentComputed, EnvironmentInputs } from "../environment/inputs";
 import { InvalidInputError } from "../contracts/errors";
-import { described, type FunctionCore } from "../contracts/function-core";
+import { described, orNotFound, type FunctionCore } from "../contracts/function-core";
 import { propertyMeta, valuesFromWire } from "../contracts/resource-schema";
 
 // ---------------------------------------------------------------------------------------------
@@ -70,12 +69,7 @@ export const getEnvironment: FunctionCore<typeof GetEnvironmentArgs, typeof Envi
   args: GetEnvironmentArgs,
   result: EnvironmentInfo,
   async invoke(client, { id }) {
-    try {
-      return environmentInfo(await client.get(id));
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-      throw unknownEnvironment("getEnvironment", ["id"], id);
-    }
+    return environmentInfo(await orNotFound(client.get(id), () => unknownEnvironment("getEnvironment", ["id"], id)));
   },
 };
 
