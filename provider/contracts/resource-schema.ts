@@ -173,6 +173,31 @@ export function schemaPath(schema: z.ZodType, path: ReadonlyArray<string | numbe
   });
 }
 
+/**
+ * The paths in `value` whose schema is marked secret (meta `secret`), however deep (`["network",
+ * "allowlist", 0, "transform"]`): what an adapter wraps as secrets on the way to the engine. A union
+ * follows the first branch that reads the value.
+ */
+export function secretValuePaths(schema: z.ZodType, value: unknown, at: Array<string | number> = []): Array<Array<string | number>> {
+  if (value === undefined) return [];
+  if (propertyMeta(schema).secret) return [at];
+  const def = definition(schema);
+  switch (def.type) {
+    case "array":
+      return Array.isArray(value) ? value.flatMap((item, index) => secretValuePaths(def.element as z.ZodType, item, [...at, index])) : [];
+    case "object":
+      return isPlainObject(value)
+        ? Object.entries(def.shape as Record<string, z.ZodType>).flatMap(([key, property]) => secretValuePaths(property, value[key], [...at, key]))
+        : [];
+    case "union": {
+      const branch = (def.options as z.ZodType[]).find((option) => option.safeParse(value).success);
+      return branch ? secretValuePaths(branch, value, at) : [];
+    }
+    default:
+      return [];
+  }
+}
+
 interface ZodDef {
   type: string;
   [key: string]: unknown;

@@ -14,7 +14,7 @@
 import * as pulumi from "../contracts/pulumi-sdk";
 import { programClient } from "../contracts/configuration";
 import { callFunction } from "../contracts/function-core";
-import type { InputsOf } from "../contracts/resource-schema";
+import { secretValuePaths, type InputsOf } from "../contracts/resource-schema";
 import { functionOf, functionToken, type FunctionName } from "./catalog";
 import type { CredentialInfo, GetCredentialArgs, GetCredentialsResult } from "./credentials";
 import type { EnvironmentFileContent, GetEnvironmentFileArgs } from "./environment-file";
@@ -24,8 +24,13 @@ function call<Result>(name: FunctionName, args: object): Promise<Result> {
   return callFunction(functionOf(functionToken(name)), programClient, args) as Promise<Result>;
 }
 
+/** A result holding a value its schema marks secret (an allowlist entry's transform) is a secret output, as `invokeOutput`'s is. */
 function callOutput<Args extends object, Result>(name: FunctionName, args: InputsOf<Args>): pulumi.Output<Result> {
-  return pulumi.output(args as object).apply((resolved) => call<Result>(name, resolved)) as pulumi.Output<Result>;
+  const { result } = functionOf(functionToken(name));
+  return pulumi.output(args as object).apply(async (resolved) => {
+    const value = await call<Result>(name, resolved);
+    return secretValuePaths(result, value).length > 0 ? pulumi.secret(value) : value;
+  }) as pulumi.Output<Result>;
 }
 
 /** An environment by id: status, mode, times, file count and size, network and sources (docs/reference/getEnvironment.md). */

@@ -16,6 +16,7 @@ import { CONFIG_NAMESPACE, launchConfig, providerClient, setProviderConfig } fro
 import { checkFailure, partialFailure, replacedProperties, type PropertyChange, type ResourceCore } from "../contracts/resource-core";
 import { InvalidInputError } from "../contracts/errors";
 import { callFunction } from "../contracts/function-core";
+import { secretValuePaths } from "../contracts/resource-schema";
 import { conceal, reveal, secret, type Path } from "./_secrets";
 import { profiling, timedMethods } from "./_profile";
 import { PACKAGE_ROOT, packageVersion } from "./_package";
@@ -193,7 +194,10 @@ export function pluginProvider(): PluginProvider {
     async invoke(token, inputs) {
       const { functionOf } = require("../functions/catalog") as typeof import("../functions/catalog");
       try {
-        return { outputs: await callFunction(functionOf(token), providerClient, reveal(inputs ?? {}).plain) };
+        const core = functionOf(token);
+        const outputs = await callFunction(core, providerClient, reveal(inputs ?? {}).plain);
+        // A value the schema marks secret (an allowlist entry's transform) stays one.
+        return { outputs: conceal(outputs, secretValuePaths(core.result, outputs)) };
       } catch (error) {
         if (!(error instanceof InvalidInputError)) throw error;
         return { outputs: {}, failures: error.issues.map(checkFailure) };
