@@ -7,6 +7,7 @@
 // Cold, this builds the docker plugin (≈ 7 min on two cores) and the image (≈ 4 min); .ci/run prepares
 // the plugin before `npm test`.
 import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import * as path from "node:path";
 import { promisify } from "node:util";
 
@@ -126,5 +127,36 @@ describeNeeding(machineNeeds())("examples/emulator-container: the emulator as a 
     const volumes = await docker(dockerHost, ["volume", "ls", "--format", "{{.Name}}"]);
     expect(volumes.split("\n")).not.toContain(made.volume);
     expect(((await stack.exportStack()).deployment as { resources?: unknown[] }).resources ?? []).toEqual([]);
+  }, TEST_TIMEOUT_MS);
+
+  test("examples/yaml-emulator-container: the same in Pulumi YAML, up (a hook's deny), a preview with no change, destroy", async () => {
+    const yamlProgram = await workspace.addExample("yaml-emulator-container");
+    const yamlStack = await LocalWorkspace.createOrSelectStack({ stackName: "e2e", workDir: yamlProgram }, { envVars, pulumiCommand: await pulumiCommand(engine.binDir) });
+    const key = `yaml-${randomBytes(16).toString("hex")}`;
+    await yamlStack.setConfig("image", { value: (await stack.getConfig("image")).value });
+    await yamlStack.setConfig("port", { value: String(await freePort()) });
+    await yamlStack.setConfig("emulatorApiKey", { value: key, secret: true });
+
+    const up = await run("pulumi up (YAML)", (onOutput) => yamlStack.up({ onOutput }));
+    const { baseUrl, apiKey, environmentId } = up.outputs;
+    expect(apiKey).toEqual({ value: key, secret: true });
+    const client = new EnvironmentsClient({ apiKey: key, baseUrl: baseUrl.value });
+    try {
+      const denied = await client.executeTool(environmentId.value, { name: "code_execution", args: { code: "rm /workspace/notes.txt" } });
+      expect(denied).toMatchObject({ decision: "deny", reason: "This workspace keeps its files: deletes are blocked." });
+    } finally {
+      await client.close();
+    }
+    const preview = await run("pulumi preview (YAML)", (onOutput) => yamlStack.preview({ onOutput }));
+    expect(Object.entries(preview.changeSummary).filter(([kind]) => kind !== "same")).toEqual([]);
+
+    const exported = await execFileAsync(path.join(engine.binDir, "pulumi"), ["stack", "export", "--stack", "e2e"], { cwd: yamlProgram, env: envVars, maxBuffer: 64 * 1024 * 1024 });
+    const resources = (JSON.parse(exported.stdout).deployment as { resources: StateResource[] }).resources;
+    const container = String(resources.find((resource) => resource.type === "docker:index/container:Container")?.outputs?.name ?? "");
+    const volume = String(resources.find((resource) => resource.type === "docker:index/volume:Volume")?.outputs?.name ?? "");
+    expect(exported.stdout).not.toContain(key);
+    await run("pulumi destroy (YAML)", (onOutput) => yamlStack.destroy({ onOutput }));
+    expect((await docker(dockerHost, ["ps", "--all", "--format", "{{.Names}}"])).split("\n")).not.toContain(container);
+    expect((await docker(dockerHost, ["volume", "ls", "--format", "{{.Name}}"])).split("\n")).not.toContain(volume);
   }, TEST_TIMEOUT_MS);
 });
