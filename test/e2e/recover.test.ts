@@ -6,10 +6,15 @@
 // stranger's identical environment made meanwhile (refused, named, nothing changed); with another
 // pulumi command writing the state while the recovery decides (refused, that write kept). A killed
 // destroy, retried, leaves none; a killed in-place update (the upload), retried, converges; and
-// examples/gitops' `ci/check.sh deploy`, retried, recovers first. The issue's acceptance run (20 environments) is the same shape;
-// these keep the fleets small for a loaded 2-core machine.
+// examples/gitops' `ci/check.sh deploy`, retried, recovers first. The recovery's two guards apart (an
+// identical environment outside the stack kept by the window alone, another by the held ids alone: the
+// test fails when either is taken out), and each of its decisions: a self_hosted environment deleted and
+// its create cleared, a create that never reached the API cleared, a Credential adopted or refused, and
+// another provider's pending create refused. The issue's acceptance run (20 environments) is the same
+// shape; these keep the fleets small for a loaded 2-core machine.
 import { execFile, spawn } from "node:child_process";
 import * as fs from "node:fs";
+import * as net from "node:net";
 import * as path from "node:path";
 import { promisify } from "node:util";
 
@@ -32,7 +37,7 @@ function fleetProgram(api: "genv" | "genv.plugin"): Record<string, string> {
 }
 
 describe("an interrupted deploy (real engine, creates answered 4 s late)", () => {
-  const e2e = useE2E({ emulator: { faults: "rate=1,kinds=slow,routes=create+delete+upload,delay=4s" } });
+  const e2e = useE2E({ emulator: { faults: "rate=1,kinds=slow,routes=create+delete+upload+credentials,delay=4s" } });
   const started: number[] = [];
 
   afterAll(() => {
@@ -57,11 +62,11 @@ describe("an interrupted deploy (real engine, creates answered 4 s late)", () =>
   };
 
   /**
-   * Runs `pulumi ARGS` in a process group of its own and SIGKILLs the group once `ready()` holds;
-   * returns the pids of its process tree at the kill (the plugins among them are in groups of their own).
+   * Runs `pulumi ARGS` in a process group of its own (`envOverride` added to its environment) and
+   * SIGKILLs the group once `ready()` holds; returns the pids of its process tree at the kill (the plugins among them are in groups of their own).
    */
-  async function killDuring(dir: string, args: string[], ready: () => Promise<boolean>): Promise<Map<number, string>> {
-    const child = spawn(path.join(e2e().engine.binDir, "pulumi"), [...args, "--yes", "--skip-preview", "--non-interactive"], { cwd: dir, env: env(), detached: true, stdio: "ignore" });
+  async function killDuring(dir: string, args: string[], ready: () => Promise<boolean>, envOverride: NodeJS.ProcessEnv = {}): Promise<Map<number, string>> {
+    const child = spawn(path.join(e2e().engine.binDir, "pulumi"), [...args, "--yes", "--skip-preview", "--non-interactive"], { cwd: dir, env: { ...env(), ...envOverride }, detached: true, stdio: "ignore" });
     const exited = new Promise((resolve) => child.once("exit", resolve));
     let done = false;
     void exited.then(() => (done = true));
@@ -74,6 +79,28 @@ describe("an interrupted deploy (real engine, creates answered 4 s late)", () =>
     return tree;
   }
 
+  /** The stack's pending operations as the running engine last wrote them (the file backend's checkpoint, read without pulumi). */
+  const checkpointPending = (dir: string, stack: string): Array<{ type: string; resource: { urn: string; type: string } }> => {
+    const project = /^name: (\S+)$/m.exec(fs.readFileSync(path.join(dir, "Pulumi.yaml"), "utf8"))![1];
+    const file = path.join(new URL(e2e().engine.env.PULUMI_BACKEND_URL!).pathname, ".pulumi", "stacks", project, `${stack}.json`);
+    if (!fs.existsSync(file)) return [];
+    return JSON.parse(fs.readFileSync(file, "utf8")).checkpoint?.latest?.pending_operations ?? [];
+  };
+  const exportedPending = async (dir: string, stack: string) => JSON.parse(await pulumi(dir, "stack", "export", "--stack", stack)).deployment.pending_operations ?? [];
+  /** The end of the stack's last completed update (`pulumi stack history`): where the recovery's window starts. */
+  const lastUpdateEnd = async (dir: string, stack: string) => {
+    const history = JSON.parse(await pulumi(dir, "stack", "history", "--json", "--stack", stack)) as Array<{ endTime: string }>;
+    return Math.max(...history.map((entry) => Date.parse(entry.endTime)));
+  };
+
+  /** Runs `up`: exactly one environment more than `before`, and the stack's state holds it; returns its id. */
+  const upMakesOne = async (dir: string, stack: string, before: string[]) => {
+    await pulumi(dir, "up", "--yes", "--skip-preview", "--stack", stack);
+    const created = (await listIds(e2e().client)).filter((id) => !before.includes(id));
+    expect(created).toHaveLength(1);
+    expect(await stateIds(dir, stack)).toEqual(created);
+    return created[0];
+  };
   /** The package as installed in the workspace from its tarball, as a program loads it. */
   const installedPackage = () => require(path.join(e2e().workspace.root, "node_modules", "pulumi-gemini-environments")) as typeof import("../../index");
   /** Recovery through the installed package's Automation API function, as a program would call it. */
@@ -131,7 +158,7 @@ describe("an interrupted deploy (real engine, creates answered 4 s late)", () =>
       expect(recovered.lines).toContain(`done: ${FLEET} adopted, 0 cleared; run pulumi up`);
     } else {
       const plan = await genv(dir, "recover", "--stack", stack, "--dry-run");
-      expect(plan).toMatchObject({ code: 0 });
+      expect(plan.code === 0 ? "" : plan.output).toBe(""); // a refusal names its candidates
       expect(plan.output.match(/^adopt env_/gm)).toHaveLength(FLEET);
       const recovered = await genv(dir, "recover", "--stack", stack);
       expect(recovered.output).toMatch(new RegExp(`done: ${FLEET} adopted, 0 cleared`));
@@ -244,6 +271,170 @@ describe("an interrupted deploy (real engine, creates answered 4 s late)", () =>
       expect(await stateIds(dir, "prod")).toEqual(created);
       await pulumi(dir, "destroy", "--yes", "--skip-preview", "--stack", "prod");
       expect(await listIds(e2e().client)).toEqual(before);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  test(
+    "the guards apart: an identical environment in no state but made before the window, and one made inside it but held by another stack, are neither adopted nor a reason to refuse",
+    async () => {
+      const dir = await e2e().workspace.addProgram("guards", fleetProgram("genv"));
+      await e2e().stack(dir, "other", { config: { count: "1" } });
+      await e2e().stack(dir, "dev", { config: { count: "0" } });
+      // Made by hand, earlier, with the same key: only the window keeps it from dev's recovery.
+      const earlier = await e2e().client.create({ sources: SPEC.sources as never });
+      // dev's window starts at the end of its last completed update, which comes after the 5 s the
+      // window allows for clock skew.
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(earlier.created!) + 6_000 - Date.now())));
+      await pulumi(dir, "up", "--yes", "--skip-preview", "--stack", "dev");
+      const windowStart = await lastUpdateEnd(dir, "dev");
+      // Inside the window, another stack makes an identical one: only the ids held by a state keep it.
+      await pulumi(dir, "up", "--yes", "--skip-preview", "--stack", "other");
+      const [held] = await stateIds(dir, "other");
+      expect(Date.parse(earlier.created!)).toBeLessThan(windowStart - 5_000);
+      expect(Date.parse((await e2e().client.get(held)).created!)).toBeGreaterThan(windowStart);
+
+      await pulumi(dir, "config", "set", "count", String(FLEET), "--stack", "dev");
+      await interruptedUpThenRecover(dir, "dev");
+      expect(await stateIds(dir, "dev")).not.toContain(earlier.id);
+      expect(await stateIds(dir, "other")).toEqual([held]);
+      expect((await e2e().client.get(earlier.id)).status).toBe("active");
+      await pulumi(dir, "destroy", "--yes", "--skip-preview", "--stack", "dev");
+      await pulumi(dir, "destroy", "--yes", "--skip-preview", "--stack", "other");
+      await e2e().client.delete(earlier.id);
+      expect(await listIds(e2e().client)).toEqual([]);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  test(
+    "another provider's pending create is refused, nothing changed; a self_hosted environment the run made is deleted and its create cleared, and up makes a new one with its key",
+    async () => {
+      const dir = await e2e().workspace.addProgram(
+        "selfhosted",
+        program(`
+if (new pulumi.Config().getBoolean("foreign")) {
+  // Another provider's resource whose create is in flight at the kill (a dynamic provider of the program's own).
+  new pulumi.dynamic.Resource({ async create() { await new Promise((resolve) => setTimeout(resolve, 600000)); return { id: "never" }; } }, "foreign", {});
+}
+const env = new genv.Environment("daemon", { mode: "self_hosted", sources: ${JSON.stringify(SPEC.sources)} });
+exports.id = env.id;
+exports.environmentKey = env.environmentKey;`),
+      );
+      const before = await listIds(e2e().client);
+      const killedUp = async (stack: string, pending: number) => {
+        const known = await listIds(e2e().client);
+        await killDuring(dir, ["up", "--stack", stack], async () => checkpointPending(dir, stack).length === pending && (await listIds(e2e().client)).length > known.length);
+        await pulumi(dir, "cancel", "--yes", "--stack", stack);
+        return (await listIds(e2e().client)).filter((id) => !known.includes(id));
+      };
+
+      await e2e().stack(dir, "mixed", { config: { foreign: "true" } });
+      const [strandedByMixed] = await killedUp("mixed", 2);
+      const foreign = (await exportedPending(dir, "mixed")).find((operation: { resource: { type: string } }) => operation.resource.type === "pulumi-nodejs:dynamic:Resource");
+      expect(foreign).toBeDefined();
+      const refused = await genv(dir, "recover", "--stack", "mixed");
+      expect(refused.code).toBe(1);
+      expect(refused.output).toContain(foreign.resource.urn);
+      expect(refused.output).toContain("pending creates of other providers' resources");
+      expect(refused.output).toMatch(/nothing was changed/);
+      expect(await exportedPending(dir, "mixed")).toHaveLength(2);
+      expect((await e2e().client.get(strandedByMixed)).status).toBe("active");
+      await pulumi(dir, "stack", "rm", "--yes", "--force", "--stack", "mixed");
+      await e2e().client.delete(strandedByMixed);
+
+      await e2e().stack(dir, "dev");
+      const [made] = await killedUp("dev", 1);
+      const recovered = await genv(dir, "recover", "--stack", "dev");
+      expect(recovered).toMatchObject({ code: 0 });
+      expect(recovered.output).toMatch(new RegExp(`^delete ${made} and clear \\S+::daemon: self_hosted`, "m"));
+      expect(recovered.output).toContain("done: 0 adopted, 1 cleared");
+      await expect(e2e().client.get(made)).rejects.toMatchObject({ httpStatus: 404 });
+      expect(await exportedPending(dir, "dev")).toEqual([]);
+
+      expect(await upMakesOne(dir, "dev", before)).not.toBe(made);
+      const key = JSON.parse(await pulumi(dir, "stack", "output", "--json", "--show-secrets", "--stack", "dev")).environmentKey;
+      expect(typeof key === "string" && key.length > 0).toBe(true);
+      await pulumi(dir, "destroy", "--yes", "--skip-preview", "--stack", "dev");
+      expect(await listIds(e2e().client)).toEqual(before);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  test(
+    "a create that never reached the API (it went to an address that never answers) is cleared, and up makes the environment",
+    async () => {
+      const dir = await e2e().workspace.addProgram("unreached", program(`exports.id = new genv.Environment("agent", ${JSON.stringify(SPEC)}).id;`));
+      await e2e().stack(dir, "dev");
+      const before = await listIds(e2e().client);
+      // A listener that takes connections and never answers: the request reaches no API.
+      const sockets: net.Socket[] = [];
+      const blackHole = net.createServer((socket) => sockets.push(socket));
+      await new Promise<void>((resolve) => blackHole.listen(0, "127.0.0.1", resolve));
+      try {
+        const url = `http://127.0.0.1:${(blackHole.address() as net.AddressInfo).port}`;
+        await killDuring(dir, ["up", "--stack", "dev"], async () => sockets.length > 0 && checkpointPending(dir, "dev").length === 1, { GOOGLE_GEMINI_BASE_URL: url });
+      } finally {
+        sockets.forEach((socket) => socket.destroy());
+        blackHole.close();
+      }
+      await pulumi(dir, "cancel", "--yes", "--stack", "dev");
+      expect(await exportedPending(dir, "dev")).toEqual([expect.objectContaining({ type: "creating" })]);
+      expect(await listIds(e2e().client)).toEqual(before);
+
+      const recovered = await genv(dir, "recover", "--stack", "dev");
+      expect(recovered).toMatchObject({ code: 0 });
+      expect(recovered.output).toMatch(/^clear \S+::agent: no environment of its spec was created in the window: the create never reached the API$/m);
+      expect(recovered.output).toContain("done: 0 adopted, 1 cleared");
+      expect(await exportedPending(dir, "dev")).toEqual([]);
+      await upMakesOne(dir, "dev", before);
+      await pulumi(dir, "destroy", "--yes", "--skip-preview", "--stack", "dev");
+      expect(await listIds(e2e().client)).toEqual(before);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  test(
+    "credentials: a pending create whose credential another stack holds is refused; one whose credential the run made is adopted, and up converges",
+    async () => {
+      const dir = await e2e().workspace.addProgram(
+        "credentials",
+        program(`exports.id = new genv.Credential("token", { credentialId: new pulumi.Config().require("credentialId"), type: "bearer_token", token: "t0ken" }).id;`),
+      );
+      await e2e().stack(dir, "other", { config: { credentialId: "shared" } });
+      await e2e().stack(dir, "clash", { config: { credentialId: "shared" } });
+      await e2e().stack(dir, "dev", { config: { credentialId: "mine" } });
+      await pulumi(dir, "up", "--yes", "--skip-preview", "--stack", "other");
+      // Requests the API has received and will answer 4 s late (the request log has them only once answered).
+      const received = () => e2e().emulator.faults!.dealt.get("slow") ?? 0;
+
+      // clash declares the id other holds: its create is answered (409, 4 s late) after the kill.
+      let sent = received();
+      await killDuring(dir, ["up", "--stack", "clash"], async () => received() > sent && checkpointPending(dir, "clash").length === 1);
+      await pulumi(dir, "cancel", "--yes", "--stack", "clash");
+      const refused = await genv(dir, "recover", "--stack", "clash");
+      expect(refused.code).toBe(1);
+      expect(refused.output).toContain("credential shared exists but another state holds it");
+      expect(refused.output).toMatch(/nothing was changed/);
+      expect(await exportedPending(dir, "clash")).toHaveLength(1);
+
+      sent = received();
+      await killDuring(dir, ["up", "--stack", "dev"], async () => received() > sent && checkpointPending(dir, "dev").length === 1);
+      await pulumi(dir, "cancel", "--yes", "--stack", "dev");
+      const recovered = await genv(dir, "recover", "--stack", "dev");
+      expect(recovered).toMatchObject({ code: 0 });
+      expect(recovered.output).toMatch(/^adopt mine .*as \S+::token$/m);
+      expect(recovered.output).toContain("done: 1 adopted, 0 cleared");
+      await pulumi(dir, "up", "--yes", "--skip-preview", "--stack", "dev");
+      const held = JSON.parse(await pulumi(dir, "stack", "export", "--stack", "dev")).deployment.resources.filter((resource: { type: string }) => /Credential$/.test(resource.type));
+      expect(held.map((resource: { id: string }) => resource.id)).toEqual(["mine"]);
+
+      await pulumi(dir, "stack", "rm", "--yes", "--force", "--stack", "clash");
+      await pulumi(dir, "destroy", "--yes", "--skip-preview", "--stack", "dev");
+      await pulumi(dir, "destroy", "--yes", "--skip-preview", "--stack", "other");
+      const left: string[] = [];
+      for await (const credential of e2e().client.credentials.listAll()) left.push(credential.id);
+      expect(left).toEqual([]);
     },
     TEST_TIMEOUT_MS,
   );
