@@ -3,7 +3,7 @@
  *
  * An emulator killed with SIGKILL leaves its pool of cgroups, and the cgroups of the calls it was
  * running; a call's processes can outlive it (killed during a call's set-up, bwrap's intermediate child
- * waits on its eventfd for a monitor that is gone: seen still waiting minutes later). Another emulator
+ * waits on its eventfd for a monitor that is gone: seen still waiting a minute later). Another emulator
  * removes them: when it first makes a
  * cgroup, then again at most every `SWEEP_INTERVAL_MS` when it makes one, so that an emulator that
  * never restarts cleans up too. Each leftover is handled on its own: one still busy is emptied
