@@ -67,7 +67,7 @@ export const REFERENCE_EXAMPLES: Record<string, { name: string; properties: Json
       hooks: {
         config: {
           "security-gate": {
-            preToolExecution: [{ matcher: "code_execution", hooks: [{ type: "command", command: "python3 /.agents/hooks-scripts/gate.py", timeout: 10 }] }],
+            preToolExecution: [{ matcher: "code_execution", hooks: [{ command: { command: "python3 /.agents/hooks-scripts/gate.py", timeout: 10 } }] }],
           },
         },
         scripts: { "gate.py": "${gateScript}" },

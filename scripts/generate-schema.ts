@@ -31,7 +31,9 @@ import { CredentialInputs, CredentialOutputs, CredentialStatus } from "../provid
 import { HooksTestCase } from "../hooks/cases";
 import { AllowlistEntryInput, EnvironmentInputs, EnvironmentOutputs, EnvironmentStatus, NetworkDeclared, NetworkInput, UpdateStrategy } from "../provider/environment/inputs";
 import { GuardedEnvironmentInputs, GuardedEnvironmentOutputs, HookBundleInput, LintCode } from "../provider/components/guarded-environment-inputs";
-import { BINDABLE, propertiesOf, schemaName } from "../provider/contracts/resource-schema";
+import { CommandHandlerInput, HookHandlerInput, HooksConfigInput, HooksGroupInput, HttpHandlerInput, RuleInput } from "../provider/components/hooks-config-inputs";
+import { ProviderConfigInputs } from "../provider/contracts/configuration-schema";
+import { BINDABLE, propertiesOf, schemaName, type PropertyMeta } from "../provider/contracts/resource-schema";
 import { allFunctions, functionToken, type FunctionName } from "../provider/functions/catalog";
 import { EnvironmentInfo } from "../provider/functions/environments";
 import { CredentialInfo } from "../provider/functions/credentials";
@@ -61,11 +63,12 @@ export const NAMED: Array<[z.ZodType, string]> = [
   [AllowlistEntryInput, "AllowlistEntry"],
   [NetworkInput, "NetworkAllowlist"],
   [NetworkDeclared, "Network"], // written as NetworkAllowlist
-  [hooks.HooksConfig, "HooksConfig"], // inlined
-  [hooks.HooksGroup, "HooksGroup"],
-  [hooks.Rule, "HooksRule"],
-  [hooks.CommandHandler, "CommandHandler"],
-  [hooks.HttpHandler, "HttpHandler"],
+  [HooksConfigInput, "HooksConfig"], // inlined
+  [HooksGroupInput, "HooksGroup"],
+  [RuleInput, "HooksRule"],
+  [HookHandlerInput, "HookHandler"],
+  [CommandHandlerInput, "CommandHandler"],
+  [HttpHandlerInput, "HttpHandler"],
   [HooksTestCase, "HooksTestCase"],
   [HookBundleInput, "HookBundle"],
   [EnvironmentInfo, "EnvironmentInfo"],
@@ -97,6 +100,7 @@ export function generateSchema(root: string = repositoryRoot()): Json {
     if (!registry.has(args)) registry.add(args, { id: `$${name}Args` });
     if (!registry.has(result)) registry.add(result, { id: `$${name}Result` });
   }
+  registry.add(ProviderConfigInputs, { id: "$ProviderConfig" });
   const json = z.toJSONSchema(registry, { io: "input", uri: (id) => `#/$/${id}`, unrepresentable: "any" }).schemas as Record<string, Json>;
   const convert = new Converter(json);
 
@@ -105,11 +109,10 @@ export function generateSchema(root: string = repositoryRoot()): Json {
 
   const resources: Record<string, Json> = {};
   for (const [name, inputs, , options] of RESOURCES) {
-    const replacing = new Set(propertiesOf(inputs).filter(([, meta]) => meta.change === "replace").map(([property]) => property));
     resources[token(name)] = {
       ...options,
       description: json[`$${name}Inputs`]?.description,
-      ...resource(convert, `$${name}Inputs`, `$${name}Outputs`, replacing),
+      ...resource(convert, `$${name}Inputs`, `$${name}Outputs`, propertiesOf(inputs)),
     };
   }
 
@@ -124,10 +127,8 @@ export function generateSchema(root: string = repositoryRoot()): Json {
     };
   }
 
-  const configVariables = {
-    apiKey: { type: "string", secret: true, description: "API key (x-goog-api-key). Default: the GOOGLE_API_KEY or GEMINI_API_KEY environment variable." },
-    baseUrl: { type: "string", description: "Base URL of the Environments API, e.g. http://127.0.0.1:8765 for `genv serve`. Default: GOOGLE_GEMINI_BASE_URL, else the hosted service." },
-  };
+  const providerConfig = convert.type("$ProviderConfig");
+  const configVariables = providerConfig.properties;
   const identity = packageIdentity(root);
   return {
     name: PACKAGE,
@@ -145,10 +146,7 @@ export function generateSchema(root: string = repositoryRoot()): Json {
     // takes its version from here.
     meta: { moduleFormat: "(.*)", supportPack: true },
     config: { variables: configVariables },
-    provider: {
-      description: "The provider: its API key and base URL. What it leaves out comes from the stack's `gemini-environments:` config, then the environment.",
-      inputProperties: configVariables,
-    },
+    provider: { description: providerConfig.description, inputProperties: configVariables },
     types,
     resources,
     functions: functionSpecs,
@@ -170,9 +168,8 @@ export function generateSchema(root: string = repositoryRoot()): Json {
       },
       // No C# is generated or shipped (README: Install); these keep a generated one's names stable.
       csharp: { rootNamespace: "Pulumi", namespaces: { [PACKAGE]: "GeminiEnvironments" }, packageReferences: { Pulumi: "3.*" }, respectSchemaVersion: true },
-      // TypeScript users use this npm package itself, not a generated Node SDK: a generated one would be
-      // named apart from it.
-      nodejs: { packageName: "@gemini-environments/pulumi-generated", dependencies: { "@pulumi/pulumi": "^3.100.0" } },
+      // TypeScript users use this npm package itself (no Node SDK is generated): the registry names it.
+      nodejs: { packageName: identity.name, dependencies: { "@pulumi/pulumi": "^3.100.0" } },
     },
   };
 }
@@ -187,13 +184,14 @@ export function registryOverview(root: string = repositoryRoot()): string {
 
 /** What package.json says of the package, in the forms the schema needs. */
 export function packageIdentity(root: string = repositoryRoot()) {
-  const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { version: string; repository?: string | { url: string } };
+  const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { name: string; version: string; repository?: string | { url: string } };
   const url = typeof manifest.repository === "string" ? manifest.repository : manifest.repository?.url;
   const match = url === undefined ? null : /github\.com[/:]([^/]+)\/([^/.]+)/.exec(url);
   if (!match) throw new Error('generate-schema: package.json needs a GitHub "repository" (its owner and name give the Go module path and the plugin download URL)');
   const [, owner, name] = match;
   const repository = `https://github.com/${owner}/${name}`;
   return {
+    name: manifest.name,
     version: manifest.version,
     repository,
     publisher: owner,
@@ -208,11 +206,18 @@ export function schemaText(root?: string): string {
   return `${JSON.stringify(generateSchema(root), null, 2)}\n`;
 }
 
-/** A resource's properties; those in `replacing` are marked `willReplaceOnChanges`, as inputs and as outputs. */
-function resource(convert: Converter, inputs: string, outputs: string, replacing: ReadonlySet<string>): Json {
+/**
+ * A resource's properties, with what the inputs' meta says: `willReplaceOnChanges` where a change
+ * replaces (as inputs and as outputs), and `default` where an omitted input means a value (`absent`).
+ */
+function resource(convert: Converter, inputs: string, outputs: string, inputMetas: Array<[string, PropertyMeta, z.ZodType]>): Json {
   const inputType = convert.type(inputs);
   const outputType = convert.type(outputs);
-  for (const property of replacing) (inputType.properties as Record<string, Json>)[property]!.willReplaceOnChanges = true;
+  for (const [property, meta] of inputMetas) {
+    const spec = (inputType.properties as Record<string, Json>)[property]!;
+    if (meta.change === "replace") spec.willReplaceOnChanges = true;
+    if (meta.absent !== undefined) spec.default = meta.absent;
+  }
   return {
     properties: { ...(outputType.properties as Json), ...(inputType.properties as Json) },
     required: outputType.required ?? [],
@@ -240,6 +245,7 @@ class Converter {
     const spec: Json = { ...(typeof schema.description === "string" && { description: schema.description }), ...this.typeSpec(schema) };
     if (schema.const !== undefined) spec.const = schema.const;
     if (schema.default !== undefined) spec.default = schema.default;
+    if (Array.isArray(schema.environment)) spec.defaultInfo = { environment: schema.environment };
     if (schema.secret === true) spec.secret = true;
     return spec;
   }

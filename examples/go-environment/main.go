@@ -54,8 +54,8 @@ func main() {
 						PreToolExecution: genv.HooksRuleArray{
 							genv.HooksRuleArgs{
 								Matcher: pulumi.String("code_execution"),
-								Hooks: pulumi.Array{
-									genv.CommandHandlerArgs{Type: pulumi.String("command"), Command: pulumi.String("python3 /.agents/hooks-scripts/gate.py"), Timeout: pulumi.Int(10)},
+								Hooks: genv.HookHandlerArray{
+									genv.HookHandlerArgs{Command: genv.CommandHandlerArgs{Command: pulumi.String("python3 /.agents/hooks-scripts/gate.py"), Timeout: pulumi.Int(10)}},
 								},
 							},
 						},

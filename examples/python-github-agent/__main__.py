@@ -27,7 +27,7 @@ gate = genv.HookBundleArgs(
             pre_tool_execution=[
                 genv.HooksRuleArgs(
                     matcher="code_execution",
-                    hooks=[genv.CommandHandlerArgs(type="command", command="python3 /.agents/hooks-scripts/gate.py", timeout=10)],
+                    hooks=[genv.HookHandlerArgs(command=genv.CommandHandlerArgs(command="python3 /.agents/hooks-scripts/gate.py", timeout=10))],
                 ),
             ],
         ),

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { HooksTestCases } from "../../hooks/cases";
 import { LINT_CODES } from "../../hooks/lint";
-import { HooksConfig } from "../../hooks/schema";
+import { HooksConfigInput } from "./hooks-config-inputs";
 import { Source } from "../../sdk/schemas";
 import { EnvironmentStatus, NetworkDeclared, UpdateStrategyDeclared } from "../environment/inputs";
 
@@ -30,7 +30,7 @@ export const LintCode = z.enum(LINT_CODES).meta({
 
 export const HookBundleInput = z
   .object({
-    config: HooksConfig.meta({ description: "The `.agents/hooks.json` content: named groups, in the order they run." }),
+    config: HooksConfigInput.meta({ description: "The `.agents/hooks.json` content: named groups, in the order they run." }),
     scripts: z
       .record(z.string(), z.string())
       .optional()
@@ -56,6 +56,7 @@ export const GuardedEnvironmentInputs = z
     sources: z.array(Source).optional().meta({ description: "More sources after the bundle's, e.g. the workspace the agent works on." }),
     updateStrategy: UpdateStrategyDeclared.optional().meta({
       description: "The Environment's `updateStrategy`: `in_place` (default: a hook change uploads the files, the agent's work stays) or `replace`.",
+      absent: "in_place",
     }),
     acknowledgedWarnings: z
       .array(LintCode)

@@ -44,7 +44,7 @@ export const AllowlistEntryInput = AllowlistEntry.extend({
   transform: z
     .array(HeaderMap)
     .optional()
-    .meta({ description: "Headers to inject, as a list of maps applied in order, e.g. `[{Authorization: \"Bearer …\"}]`." }),
+    .meta({ description: "Headers to inject, as a list of maps applied in order, e.g. `[{Authorization: \"Bearer …\"}]`. Secret: they often carry tokens.", secret: true }),
 }).meta({ description: "A domain the sandbox may reach, and the headers or credential the egress proxy injects on requests to it." });
 
 export const NetworkInput = z

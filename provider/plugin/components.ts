@@ -12,6 +12,7 @@ import type { EnvironmentArgs, EnvironmentResource } from "../environment/resour
 import { GUARDED_ENVIRONMENT_TYPE, GuardedEnvironment } from "../components/guarded-environment";
 import { HookBundleInput } from "../components/guarded-environment-inputs";
 import { HookBundle } from "../components/hook-bundle";
+import { hooksConfigToWire } from "../components/hooks-config-inputs";
 import { formatIssuePath, validationIssues } from "../../sdk/issues";
 import { Environment } from "./resources";
 import { schemaPath, withWireNames } from "../contracts/resource-schema";
@@ -56,7 +57,7 @@ function build(name: string, type: string, inputs: pulumi.Inputs, options: pulum
     throw new pulumi.InputPropertiesError({ message: `${GUARDED_ENVIRONMENT_TYPE} ${name}: invalid hooks`, errors });
   }
   const bundle = new HookBundle({
-    hooks: hooks.config,
+    hooks: hooksConfigToWire(hooks.config),
     scripts: Object.fromEntries(Object.entries(hooks.scripts ?? {}).map(([script, content]) => [script, { content }])),
     providedScripts: hooks.providedScripts,
     tests: hooks.tests,

@@ -56,6 +56,12 @@ func NewEnvironment(ctx *pulumi.Context,
 		args = &EnvironmentArgs{}
 	}
 
+	if args.Mode == nil {
+		args.Mode = EnvironmentMode("on_demand")
+	}
+	if args.UpdateStrategy == nil {
+		args.UpdateStrategy = UpdateStrategy("in_place")
+	}
 	secrets := pulumi.AdditionalSecretOutputs([]string{
 		"environmentKey",
 	})

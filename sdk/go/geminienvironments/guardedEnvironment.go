@@ -48,6 +48,9 @@ func NewGuardedEnvironment(ctx *pulumi.Context,
 	if args.Hooks == nil {
 		return nil, errors.New("invalid value for required argument 'Hooks'")
 	}
+	if args.UpdateStrategy == nil {
+		args.UpdateStrategy = UpdateStrategy("in_place")
+	}
 	opts = internal.PkgResourceDefaultOpts(opts)
 	var resource GuardedEnvironment
 	err := ctx.RegisterRemoteComponentResource("gemini-environments:index:GuardedEnvironment", name, args, &resource, opts...)

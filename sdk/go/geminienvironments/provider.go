@@ -23,6 +23,16 @@ func NewProvider(ctx *pulumi.Context,
 		args = &ProviderArgs{}
 	}
 
+	if args.ApiKey == nil {
+		if d := internal.GetEnvOrDefault(nil, nil, "GOOGLE_API_KEY", "GEMINI_API_KEY"); d != nil {
+			args.ApiKey = pulumi.StringPtr(d.(string))
+		}
+	}
+	if args.BaseUrl == nil {
+		if d := internal.GetEnvOrDefault("https://generativelanguage.googleapis.com", nil, "GOOGLE_GEMINI_BASE_URL"); d != nil {
+			args.BaseUrl = pulumi.StringPtr(d.(string))
+		}
+	}
 	if args.ApiKey != nil {
 		args.ApiKey = pulumi.ToSecret(args.ApiKey).(pulumi.StringPtrInput)
 	}

@@ -19,7 +19,7 @@ type AllowlistEntry struct {
 	Credential *string `pulumi:"credential"`
 	// `api.example.com`, `*.example.com` (subdomains only, not the apex) or `*` (every domain).
 	Domain string `pulumi:"domain"`
-	// Headers to inject, as a list of maps applied in order, e.g. `[{Authorization: "Bearer …"}]`.
+	// Headers to inject, as a list of maps applied in order, e.g. `[{Authorization: "Bearer …"}]`. Secret: they often carry tokens.
 	Transform []map[string]string `pulumi:"transform"`
 }
 
@@ -40,7 +40,7 @@ type AllowlistEntryArgs struct {
 	Credential pulumi.StringPtrInput `pulumi:"credential"`
 	// `api.example.com`, `*.example.com` (subdomains only, not the apex) or `*` (every domain).
 	Domain pulumi.StringInput `pulumi:"domain"`
-	// Headers to inject, as a list of maps applied in order, e.g. `[{Authorization: "Bearer …"}]`.
+	// Headers to inject, as a list of maps applied in order, e.g. `[{Authorization: "Bearer …"}]`. Secret: they often carry tokens.
 	Transform pulumi.StringMapArrayInput `pulumi:"transform"`
 }
 
@@ -106,7 +106,7 @@ func (o AllowlistEntryOutput) Domain() pulumi.StringOutput {
 	return o.ApplyT(func(v AllowlistEntry) string { return v.Domain }).(pulumi.StringOutput)
 }
 
-// Headers to inject, as a list of maps applied in order, e.g. `[{Authorization: "Bearer …"}]`.
+// Headers to inject, as a list of maps applied in order, e.g. `[{Authorization: "Bearer …"}]`. Secret: they often carry tokens.
 func (o AllowlistEntryOutput) Transform() pulumi.StringMapArrayOutput {
 	return o.ApplyT(func(v AllowlistEntry) []map[string]string { return v.Transform }).(pulumi.StringMapArrayOutput)
 }
@@ -137,8 +137,8 @@ type CommandHandler struct {
 	Command string `pulumi:"command"`
 	// Seconds before the handler is abandoned (and the call allowed). Default 30.
 	Timeout *int `pulumi:"timeout"`
-	// `command`.
-	Type string `pulumi:"type"`
+	// `command`, set by the SDK: leave it out.
+	Type *string `pulumi:"type"`
 }
 
 // Defaults sets the appropriate defaults for CommandHandler
@@ -150,6 +150,10 @@ func (val *CommandHandler) Defaults() *CommandHandler {
 	if tmp.Timeout == nil {
 		timeout_ := 30
 		tmp.Timeout = &timeout_
+	}
+	if tmp.Type == nil {
+		type_ := "command"
+		tmp.Type = &type_
 	}
 	return &tmp
 }
@@ -171,8 +175,8 @@ type CommandHandlerArgs struct {
 	Command pulumi.StringInput `pulumi:"command"`
 	// Seconds before the handler is abandoned (and the call allowed). Default 30.
 	Timeout pulumi.IntPtrInput `pulumi:"timeout"`
-	// `command`.
-	Type pulumi.StringInput `pulumi:"type"`
+	// `command`, set by the SDK: leave it out.
+	Type pulumi.StringPtrInput `pulumi:"type"`
 }
 
 // Defaults sets the appropriate defaults for CommandHandlerArgs
@@ -183,6 +187,9 @@ func (val *CommandHandlerArgs) Defaults() *CommandHandlerArgs {
 	tmp := *val
 	if tmp.Timeout == nil {
 		tmp.Timeout = pulumi.IntPtr(30)
+	}
+	if tmp.Type == nil {
+		tmp.Type = pulumi.StringPtr("command")
 	}
 	return &tmp
 }
@@ -196,6 +203,47 @@ func (i CommandHandlerArgs) ToCommandHandlerOutput() CommandHandlerOutput {
 
 func (i CommandHandlerArgs) ToCommandHandlerOutputWithContext(ctx context.Context) CommandHandlerOutput {
 	return pulumi.ToOutputWithContext(ctx, i).(CommandHandlerOutput)
+}
+
+func (i CommandHandlerArgs) ToCommandHandlerPtrOutput() CommandHandlerPtrOutput {
+	return i.ToCommandHandlerPtrOutputWithContext(context.Background())
+}
+
+func (i CommandHandlerArgs) ToCommandHandlerPtrOutputWithContext(ctx context.Context) CommandHandlerPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(CommandHandlerOutput).ToCommandHandlerPtrOutputWithContext(ctx)
+}
+
+// CommandHandlerPtrInput is an input type that accepts CommandHandlerArgs, CommandHandlerPtr and CommandHandlerPtrOutput values.
+// You can construct a concrete instance of `CommandHandlerPtrInput` via:
+//
+//	        CommandHandlerArgs{...}
+//
+//	or:
+//
+//	        nil
+type CommandHandlerPtrInput interface {
+	pulumi.Input
+
+	ToCommandHandlerPtrOutput() CommandHandlerPtrOutput
+	ToCommandHandlerPtrOutputWithContext(context.Context) CommandHandlerPtrOutput
+}
+
+type commandHandlerPtrType CommandHandlerArgs
+
+func CommandHandlerPtr(v *CommandHandlerArgs) CommandHandlerPtrInput {
+	return (*commandHandlerPtrType)(v)
+}
+
+func (*commandHandlerPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**CommandHandler)(nil)).Elem()
+}
+
+func (i *commandHandlerPtrType) ToCommandHandlerPtrOutput() CommandHandlerPtrOutput {
+	return i.ToCommandHandlerPtrOutputWithContext(context.Background())
+}
+
+func (i *commandHandlerPtrType) ToCommandHandlerPtrOutputWithContext(ctx context.Context) CommandHandlerPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(CommandHandlerPtrOutput)
 }
 
 // Runs a command line in the sandbox; the event JSON on stdin, the decision JSON on stdout.
@@ -213,6 +261,16 @@ func (o CommandHandlerOutput) ToCommandHandlerOutputWithContext(ctx context.Cont
 	return o
 }
 
+func (o CommandHandlerOutput) ToCommandHandlerPtrOutput() CommandHandlerPtrOutput {
+	return o.ToCommandHandlerPtrOutputWithContext(context.Background())
+}
+
+func (o CommandHandlerOutput) ToCommandHandlerPtrOutputWithContext(ctx context.Context) CommandHandlerPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v CommandHandler) *CommandHandler {
+		return &v
+	}).(CommandHandlerPtrOutput)
+}
+
 // Command line run in the sandbox, e.g. `python3 /.agents/hooks-scripts/gate.py`.
 func (o CommandHandlerOutput) Command() pulumi.StringOutput {
 	return o.ApplyT(func(v CommandHandler) string { return v.Command }).(pulumi.StringOutput)
@@ -223,206 +281,63 @@ func (o CommandHandlerOutput) Timeout() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v CommandHandler) *int { return v.Timeout }).(pulumi.IntPtrOutput)
 }
 
-// `command`.
-func (o CommandHandlerOutput) Type() pulumi.StringOutput {
-	return o.ApplyT(func(v CommandHandler) string { return v.Type }).(pulumi.StringOutput)
+// `command`, set by the SDK: leave it out.
+func (o CommandHandlerOutput) Type() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v CommandHandler) *string { return v.Type }).(pulumi.StringPtrOutput)
 }
 
-// A credential as the API reports it: its id, type, status and times. Its secret is write-only and never returned.
-type CredentialInfo struct {
-	// Creation time, ISO 8601.
-	CreateTime string `pulumi:"createTime"`
-	// The credential's id, e.g. `gh-token`.
-	CredentialId string `pulumi:"credentialId"`
-	// `active` or `revoked`.
-	Status CredentialStatus `pulumi:"status"`
-	// `bearer_token`, `environment_variable` or `oauth2`.
-	Type CredentialType `pulumi:"type"`
-	// Last update time, ISO 8601.
-	UpdateTime string `pulumi:"updateTime"`
+type CommandHandlerPtrOutput struct{ *pulumi.OutputState }
+
+func (CommandHandlerPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**CommandHandler)(nil)).Elem()
 }
 
-// A credential as the API reports it: its id, type, status and times. Its secret is write-only and never returned.
-type CredentialInfoOutput struct{ *pulumi.OutputState }
-
-func (CredentialInfoOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((*CredentialInfo)(nil)).Elem()
-}
-
-func (o CredentialInfoOutput) ToCredentialInfoOutput() CredentialInfoOutput {
+func (o CommandHandlerPtrOutput) ToCommandHandlerPtrOutput() CommandHandlerPtrOutput {
 	return o
 }
 
-func (o CredentialInfoOutput) ToCredentialInfoOutputWithContext(ctx context.Context) CredentialInfoOutput {
+func (o CommandHandlerPtrOutput) ToCommandHandlerPtrOutputWithContext(ctx context.Context) CommandHandlerPtrOutput {
 	return o
 }
 
-// Creation time, ISO 8601.
-func (o CredentialInfoOutput) CreateTime() pulumi.StringOutput {
-	return o.ApplyT(func(v CredentialInfo) string { return v.CreateTime }).(pulumi.StringOutput)
+func (o CommandHandlerPtrOutput) Elem() CommandHandlerOutput {
+	return o.ApplyT(func(v *CommandHandler) CommandHandler {
+		if v != nil {
+			return *v
+		}
+		var ret CommandHandler
+		return ret
+	}).(CommandHandlerOutput)
 }
 
-// The credential's id, e.g. `gh-token`.
-func (o CredentialInfoOutput) CredentialId() pulumi.StringOutput {
-	return o.ApplyT(func(v CredentialInfo) string { return v.CredentialId }).(pulumi.StringOutput)
+// Command line run in the sandbox, e.g. `python3 /.agents/hooks-scripts/gate.py`.
+func (o CommandHandlerPtrOutput) Command() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *CommandHandler) *string {
+		if v == nil {
+			return nil
+		}
+		return &v.Command
+	}).(pulumi.StringPtrOutput)
 }
 
-// `active` or `revoked`.
-func (o CredentialInfoOutput) Status() CredentialStatusOutput {
-	return o.ApplyT(func(v CredentialInfo) CredentialStatus { return v.Status }).(CredentialStatusOutput)
+// Seconds before the handler is abandoned (and the call allowed). Default 30.
+func (o CommandHandlerPtrOutput) Timeout() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *CommandHandler) *int {
+		if v == nil {
+			return nil
+		}
+		return v.Timeout
+	}).(pulumi.IntPtrOutput)
 }
 
-// `bearer_token`, `environment_variable` or `oauth2`.
-func (o CredentialInfoOutput) Type() CredentialTypeOutput {
-	return o.ApplyT(func(v CredentialInfo) CredentialType { return v.Type }).(CredentialTypeOutput)
-}
-
-// Last update time, ISO 8601.
-func (o CredentialInfoOutput) UpdateTime() pulumi.StringOutput {
-	return o.ApplyT(func(v CredentialInfo) string { return v.UpdateTime }).(pulumi.StringOutput)
-}
-
-type CredentialInfoArrayOutput struct{ *pulumi.OutputState }
-
-func (CredentialInfoArrayOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((*[]CredentialInfo)(nil)).Elem()
-}
-
-func (o CredentialInfoArrayOutput) ToCredentialInfoArrayOutput() CredentialInfoArrayOutput {
-	return o
-}
-
-func (o CredentialInfoArrayOutput) ToCredentialInfoArrayOutputWithContext(ctx context.Context) CredentialInfoArrayOutput {
-	return o
-}
-
-func (o CredentialInfoArrayOutput) Index(i pulumi.IntInput) CredentialInfoOutput {
-	return pulumi.All(o, i).ApplyT(func(vs []interface{}) CredentialInfo {
-		return vs[0].([]CredentialInfo)[vs[1].(int)]
-	}).(CredentialInfoOutput)
-}
-
-// An environment as the API reports it: its status, mode, times, file count and size, network and sources.
-type EnvironmentInfo struct {
-	// Creation time, ISO 8601.
-	Created string `pulumi:"created"`
-	// A self_hosted environment's custom config, passed to its poller.
-	CustomConfig map[string]interface{} `pulumi:"customConfig"`
-	// Number of files in the environment.
-	FileCount int `pulumi:"fileCount"`
-	// The environment's id, e.g. `env_abc123`.
-	Id string `pulumi:"id"`
-	// Last access time, ISO 8601.
-	LastAccessed string `pulumi:"lastAccessed"`
-	// `on_demand` (the service runs the sandbox) or `self_hosted` (a sandbox daemon polls for the work).
-	Mode EnvironmentMode `pulumi:"mode"`
-	// Its egress policy: `{allowlist: [...]}` (only the listed domains, with their transforms and credentials) or `{disabled: true}`; absent: all egress allowed.
-	Network *NetworkAllowlist `pulumi:"network"`
-	// Total size of the environment's files, in bytes.
-	SizeBytes int `pulumi:"sizeBytes"`
-	// The sources it was created from, as the API echoes them (inline content included).
-	Sources []Source `pulumi:"sources"`
-	// `active`, or `expired` once idle too long (the next `up` after a refresh replaces it).
-	Status EnvironmentStatus `pulumi:"status"`
-	// A self_hosted environment's system instruction.
-	SystemInstruction *string `pulumi:"systemInstruction"`
-	// Last update time, ISO 8601.
-	Updated string `pulumi:"updated"`
-}
-
-// An environment as the API reports it: its status, mode, times, file count and size, network and sources.
-type EnvironmentInfoOutput struct{ *pulumi.OutputState }
-
-func (EnvironmentInfoOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((*EnvironmentInfo)(nil)).Elem()
-}
-
-func (o EnvironmentInfoOutput) ToEnvironmentInfoOutput() EnvironmentInfoOutput {
-	return o
-}
-
-func (o EnvironmentInfoOutput) ToEnvironmentInfoOutputWithContext(ctx context.Context) EnvironmentInfoOutput {
-	return o
-}
-
-// Creation time, ISO 8601.
-func (o EnvironmentInfoOutput) Created() pulumi.StringOutput {
-	return o.ApplyT(func(v EnvironmentInfo) string { return v.Created }).(pulumi.StringOutput)
-}
-
-// A self_hosted environment's custom config, passed to its poller.
-func (o EnvironmentInfoOutput) CustomConfig() pulumi.MapOutput {
-	return o.ApplyT(func(v EnvironmentInfo) map[string]interface{} { return v.CustomConfig }).(pulumi.MapOutput)
-}
-
-// Number of files in the environment.
-func (o EnvironmentInfoOutput) FileCount() pulumi.IntOutput {
-	return o.ApplyT(func(v EnvironmentInfo) int { return v.FileCount }).(pulumi.IntOutput)
-}
-
-// The environment's id, e.g. `env_abc123`.
-func (o EnvironmentInfoOutput) Id() pulumi.StringOutput {
-	return o.ApplyT(func(v EnvironmentInfo) string { return v.Id }).(pulumi.StringOutput)
-}
-
-// Last access time, ISO 8601.
-func (o EnvironmentInfoOutput) LastAccessed() pulumi.StringOutput {
-	return o.ApplyT(func(v EnvironmentInfo) string { return v.LastAccessed }).(pulumi.StringOutput)
-}
-
-// `on_demand` (the service runs the sandbox) or `self_hosted` (a sandbox daemon polls for the work).
-func (o EnvironmentInfoOutput) Mode() EnvironmentModeOutput {
-	return o.ApplyT(func(v EnvironmentInfo) EnvironmentMode { return v.Mode }).(EnvironmentModeOutput)
-}
-
-// Its egress policy: `{allowlist: [...]}` (only the listed domains, with their transforms and credentials) or `{disabled: true}`; absent: all egress allowed.
-func (o EnvironmentInfoOutput) Network() NetworkAllowlistPtrOutput {
-	return o.ApplyT(func(v EnvironmentInfo) *NetworkAllowlist { return v.Network }).(NetworkAllowlistPtrOutput)
-}
-
-// Total size of the environment's files, in bytes.
-func (o EnvironmentInfoOutput) SizeBytes() pulumi.IntOutput {
-	return o.ApplyT(func(v EnvironmentInfo) int { return v.SizeBytes }).(pulumi.IntOutput)
-}
-
-// The sources it was created from, as the API echoes them (inline content included).
-func (o EnvironmentInfoOutput) Sources() SourceArrayOutput {
-	return o.ApplyT(func(v EnvironmentInfo) []Source { return v.Sources }).(SourceArrayOutput)
-}
-
-// `active`, or `expired` once idle too long (the next `up` after a refresh replaces it).
-func (o EnvironmentInfoOutput) Status() EnvironmentStatusOutput {
-	return o.ApplyT(func(v EnvironmentInfo) EnvironmentStatus { return v.Status }).(EnvironmentStatusOutput)
-}
-
-// A self_hosted environment's system instruction.
-func (o EnvironmentInfoOutput) SystemInstruction() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v EnvironmentInfo) *string { return v.SystemInstruction }).(pulumi.StringPtrOutput)
-}
-
-// Last update time, ISO 8601.
-func (o EnvironmentInfoOutput) Updated() pulumi.StringOutput {
-	return o.ApplyT(func(v EnvironmentInfo) string { return v.Updated }).(pulumi.StringOutput)
-}
-
-type EnvironmentInfoArrayOutput struct{ *pulumi.OutputState }
-
-func (EnvironmentInfoArrayOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((*[]EnvironmentInfo)(nil)).Elem()
-}
-
-func (o EnvironmentInfoArrayOutput) ToEnvironmentInfoArrayOutput() EnvironmentInfoArrayOutput {
-	return o
-}
-
-func (o EnvironmentInfoArrayOutput) ToEnvironmentInfoArrayOutputWithContext(ctx context.Context) EnvironmentInfoArrayOutput {
-	return o
-}
-
-func (o EnvironmentInfoArrayOutput) Index(i pulumi.IntInput) EnvironmentInfoOutput {
-	return pulumi.All(o, i).ApplyT(func(vs []interface{}) EnvironmentInfo {
-		return vs[0].([]EnvironmentInfo)[vs[1].(int)]
-	}).(EnvironmentInfoOutput)
+// `command`, set by the SDK: leave it out.
+func (o CommandHandlerPtrOutput) Type() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *CommandHandler) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Type
+	}).(pulumi.StringPtrOutput)
 }
 
 // A hooks config and the scripts it runs, shipped as inline sources.
@@ -571,6 +486,137 @@ func (o HookBundlePtrOutput) Tests() HooksTestCaseArrayOutput {
 	}).(HooksTestCaseArrayOutput)
 }
 
+// One handler of a rule: `command` or `http`, exactly one.
+type HookHandler struct {
+	// Run a command line in the sandbox: the event JSON on stdin, the decision JSON on stdout.
+	Command *CommandHandler `pulumi:"command"`
+	// POST the event JSON to an HTTPS endpoint, whose response body is the decision JSON.
+	Http *HttpHandler `pulumi:"http"`
+}
+
+// Defaults sets the appropriate defaults for HookHandler
+func (val *HookHandler) Defaults() *HookHandler {
+	if val == nil {
+		return nil
+	}
+	tmp := *val
+	tmp.Command = tmp.Command.Defaults()
+
+	tmp.Http = tmp.Http.Defaults()
+
+	return &tmp
+}
+
+// HookHandlerInput is an input type that accepts HookHandlerArgs and HookHandlerOutput values.
+// You can construct a concrete instance of `HookHandlerInput` via:
+//
+//	HookHandlerArgs{...}
+type HookHandlerInput interface {
+	pulumi.Input
+
+	ToHookHandlerOutput() HookHandlerOutput
+	ToHookHandlerOutputWithContext(context.Context) HookHandlerOutput
+}
+
+// One handler of a rule: `command` or `http`, exactly one.
+type HookHandlerArgs struct {
+	// Run a command line in the sandbox: the event JSON on stdin, the decision JSON on stdout.
+	Command CommandHandlerPtrInput `pulumi:"command"`
+	// POST the event JSON to an HTTPS endpoint, whose response body is the decision JSON.
+	Http HttpHandlerPtrInput `pulumi:"http"`
+}
+
+// Defaults sets the appropriate defaults for HookHandlerArgs
+func (val *HookHandlerArgs) Defaults() *HookHandlerArgs {
+	if val == nil {
+		return nil
+	}
+	tmp := *val
+
+	return &tmp
+}
+func (HookHandlerArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*HookHandler)(nil)).Elem()
+}
+
+func (i HookHandlerArgs) ToHookHandlerOutput() HookHandlerOutput {
+	return i.ToHookHandlerOutputWithContext(context.Background())
+}
+
+func (i HookHandlerArgs) ToHookHandlerOutputWithContext(ctx context.Context) HookHandlerOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(HookHandlerOutput)
+}
+
+// HookHandlerArrayInput is an input type that accepts HookHandlerArray and HookHandlerArrayOutput values.
+// You can construct a concrete instance of `HookHandlerArrayInput` via:
+//
+//	HookHandlerArray{ HookHandlerArgs{...} }
+type HookHandlerArrayInput interface {
+	pulumi.Input
+
+	ToHookHandlerArrayOutput() HookHandlerArrayOutput
+	ToHookHandlerArrayOutputWithContext(context.Context) HookHandlerArrayOutput
+}
+
+type HookHandlerArray []HookHandlerInput
+
+func (HookHandlerArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]HookHandler)(nil)).Elem()
+}
+
+func (i HookHandlerArray) ToHookHandlerArrayOutput() HookHandlerArrayOutput {
+	return i.ToHookHandlerArrayOutputWithContext(context.Background())
+}
+
+func (i HookHandlerArray) ToHookHandlerArrayOutputWithContext(ctx context.Context) HookHandlerArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(HookHandlerArrayOutput)
+}
+
+// One handler of a rule: `command` or `http`, exactly one.
+type HookHandlerOutput struct{ *pulumi.OutputState }
+
+func (HookHandlerOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*HookHandler)(nil)).Elem()
+}
+
+func (o HookHandlerOutput) ToHookHandlerOutput() HookHandlerOutput {
+	return o
+}
+
+func (o HookHandlerOutput) ToHookHandlerOutputWithContext(ctx context.Context) HookHandlerOutput {
+	return o
+}
+
+// Run a command line in the sandbox: the event JSON on stdin, the decision JSON on stdout.
+func (o HookHandlerOutput) Command() CommandHandlerPtrOutput {
+	return o.ApplyT(func(v HookHandler) *CommandHandler { return v.Command }).(CommandHandlerPtrOutput)
+}
+
+// POST the event JSON to an HTTPS endpoint, whose response body is the decision JSON.
+func (o HookHandlerOutput) Http() HttpHandlerPtrOutput {
+	return o.ApplyT(func(v HookHandler) *HttpHandler { return v.Http }).(HttpHandlerPtrOutput)
+}
+
+type HookHandlerArrayOutput struct{ *pulumi.OutputState }
+
+func (HookHandlerArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]HookHandler)(nil)).Elem()
+}
+
+func (o HookHandlerArrayOutput) ToHookHandlerArrayOutput() HookHandlerArrayOutput {
+	return o
+}
+
+func (o HookHandlerArrayOutput) ToHookHandlerArrayOutputWithContext(ctx context.Context) HookHandlerArrayOutput {
+	return o
+}
+
+func (o HookHandlerArrayOutput) Index(i pulumi.IntInput) HookHandlerOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) HookHandler {
+		return vs[0].([]HookHandler)[vs[1].(int)]
+	}).(HookHandlerOutput)
+}
+
 // A named group of rules that can be switched off on its own.
 type HooksGroup struct {
 	// `false` disables every rule of the group. Default `true`.
@@ -716,7 +762,7 @@ func (o HooksGroupMapOutput) MapIndex(k pulumi.StringInput) HooksGroupOutput {
 // One rule: when `matcher` (RE2, full match, see matcher.ts) matches the tool name, run `hooks` in order.
 type HooksRule struct {
 	// Handlers run one after another, in declared order.
-	Hooks []interface{} `pulumi:"hooks"`
+	Hooks []HookHandler `pulumi:"hooks"`
 	// RE2 regular expression over the tool name, e.g. `code_execution` or `view_file|write_to_file`; `*` or `""` for every tool.
 	Matcher string `pulumi:"matcher"`
 }
@@ -735,7 +781,7 @@ type HooksRuleInput interface {
 // One rule: when `matcher` (RE2, full match, see matcher.ts) matches the tool name, run `hooks` in order.
 type HooksRuleArgs struct {
 	// Handlers run one after another, in declared order.
-	Hooks pulumi.ArrayInput `pulumi:"hooks"`
+	Hooks HookHandlerArrayInput `pulumi:"hooks"`
 	// RE2 regular expression over the tool name, e.g. `code_execution` or `view_file|write_to_file`; `*` or `""` for every tool.
 	Matcher pulumi.StringInput `pulumi:"matcher"`
 }
@@ -793,8 +839,8 @@ func (o HooksRuleOutput) ToHooksRuleOutputWithContext(ctx context.Context) Hooks
 }
 
 // Handlers run one after another, in declared order.
-func (o HooksRuleOutput) Hooks() pulumi.ArrayOutput {
-	return o.ApplyT(func(v HooksRule) []interface{} { return v.Hooks }).(pulumi.ArrayOutput)
+func (o HooksRuleOutput) Hooks() HookHandlerArrayOutput {
+	return o.ApplyT(func(v HooksRule) []HookHandler { return v.Hooks }).(HookHandlerArrayOutput)
 }
 
 // RE2 regular expression over the tool name, e.g. `code_execution` or `view_file|write_to_file`; `*` or `""` for every tool.
@@ -997,8 +1043,8 @@ type HttpHandler struct {
 	Headers map[string]string `pulumi:"headers"`
 	// Seconds before the handler is abandoned (and the call allowed). Default 30.
 	Timeout *int `pulumi:"timeout"`
-	// `http`.
-	Type string `pulumi:"type"`
+	// `http`, set by the SDK: leave it out.
+	Type *string `pulumi:"type"`
 	// External HTTPS endpoint, e.g. `https://telemetry.example.com/api/v1/agent-events`.
 	Url string `pulumi:"url"`
 }
@@ -1012,6 +1058,10 @@ func (val *HttpHandler) Defaults() *HttpHandler {
 	if tmp.Timeout == nil {
 		timeout_ := 30
 		tmp.Timeout = &timeout_
+	}
+	if tmp.Type == nil {
+		type_ := "http"
+		tmp.Type = &type_
 	}
 	return &tmp
 }
@@ -1033,8 +1083,8 @@ type HttpHandlerArgs struct {
 	Headers pulumi.StringMapInput `pulumi:"headers"`
 	// Seconds before the handler is abandoned (and the call allowed). Default 30.
 	Timeout pulumi.IntPtrInput `pulumi:"timeout"`
-	// `http`.
-	Type pulumi.StringInput `pulumi:"type"`
+	// `http`, set by the SDK: leave it out.
+	Type pulumi.StringPtrInput `pulumi:"type"`
 	// External HTTPS endpoint, e.g. `https://telemetry.example.com/api/v1/agent-events`.
 	Url pulumi.StringInput `pulumi:"url"`
 }
@@ -1048,6 +1098,9 @@ func (val *HttpHandlerArgs) Defaults() *HttpHandlerArgs {
 	if tmp.Timeout == nil {
 		tmp.Timeout = pulumi.IntPtr(30)
 	}
+	if tmp.Type == nil {
+		tmp.Type = pulumi.StringPtr("http")
+	}
 	return &tmp
 }
 func (HttpHandlerArgs) ElementType() reflect.Type {
@@ -1060,6 +1113,47 @@ func (i HttpHandlerArgs) ToHttpHandlerOutput() HttpHandlerOutput {
 
 func (i HttpHandlerArgs) ToHttpHandlerOutputWithContext(ctx context.Context) HttpHandlerOutput {
 	return pulumi.ToOutputWithContext(ctx, i).(HttpHandlerOutput)
+}
+
+func (i HttpHandlerArgs) ToHttpHandlerPtrOutput() HttpHandlerPtrOutput {
+	return i.ToHttpHandlerPtrOutputWithContext(context.Background())
+}
+
+func (i HttpHandlerArgs) ToHttpHandlerPtrOutputWithContext(ctx context.Context) HttpHandlerPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(HttpHandlerOutput).ToHttpHandlerPtrOutputWithContext(ctx)
+}
+
+// HttpHandlerPtrInput is an input type that accepts HttpHandlerArgs, HttpHandlerPtr and HttpHandlerPtrOutput values.
+// You can construct a concrete instance of `HttpHandlerPtrInput` via:
+//
+//	        HttpHandlerArgs{...}
+//
+//	or:
+//
+//	        nil
+type HttpHandlerPtrInput interface {
+	pulumi.Input
+
+	ToHttpHandlerPtrOutput() HttpHandlerPtrOutput
+	ToHttpHandlerPtrOutputWithContext(context.Context) HttpHandlerPtrOutput
+}
+
+type httpHandlerPtrType HttpHandlerArgs
+
+func HttpHandlerPtr(v *HttpHandlerArgs) HttpHandlerPtrInput {
+	return (*httpHandlerPtrType)(v)
+}
+
+func (*httpHandlerPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**HttpHandler)(nil)).Elem()
+}
+
+func (i *httpHandlerPtrType) ToHttpHandlerPtrOutput() HttpHandlerPtrOutput {
+	return i.ToHttpHandlerPtrOutputWithContext(context.Background())
+}
+
+func (i *httpHandlerPtrType) ToHttpHandlerPtrOutputWithContext(ctx context.Context) HttpHandlerPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(HttpHandlerPtrOutput)
 }
 
 // POSTs the event JSON to an external HTTPS endpoint; the response body is the decision JSON.
@@ -1077,6 +1171,16 @@ func (o HttpHandlerOutput) ToHttpHandlerOutputWithContext(ctx context.Context) H
 	return o
 }
 
+func (o HttpHandlerOutput) ToHttpHandlerPtrOutput() HttpHandlerPtrOutput {
+	return o.ToHttpHandlerPtrOutputWithContext(context.Background())
+}
+
+func (o HttpHandlerOutput) ToHttpHandlerPtrOutputWithContext(ctx context.Context) HttpHandlerPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v HttpHandler) *HttpHandler {
+		return &v
+	}).(HttpHandlerPtrOutput)
+}
+
 // Non-sensitive headers, e.g. `{"X-Event-Source": "agent-sandbox"}`; credentials go on the network allowlist.
 func (o HttpHandlerOutput) Headers() pulumi.StringMapOutput {
 	return o.ApplyT(func(v HttpHandler) map[string]string { return v.Headers }).(pulumi.StringMapOutput)
@@ -1087,14 +1191,78 @@ func (o HttpHandlerOutput) Timeout() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v HttpHandler) *int { return v.Timeout }).(pulumi.IntPtrOutput)
 }
 
-// `http`.
-func (o HttpHandlerOutput) Type() pulumi.StringOutput {
-	return o.ApplyT(func(v HttpHandler) string { return v.Type }).(pulumi.StringOutput)
+// `http`, set by the SDK: leave it out.
+func (o HttpHandlerOutput) Type() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v HttpHandler) *string { return v.Type }).(pulumi.StringPtrOutput)
 }
 
 // External HTTPS endpoint, e.g. `https://telemetry.example.com/api/v1/agent-events`.
 func (o HttpHandlerOutput) Url() pulumi.StringOutput {
 	return o.ApplyT(func(v HttpHandler) string { return v.Url }).(pulumi.StringOutput)
+}
+
+type HttpHandlerPtrOutput struct{ *pulumi.OutputState }
+
+func (HttpHandlerPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**HttpHandler)(nil)).Elem()
+}
+
+func (o HttpHandlerPtrOutput) ToHttpHandlerPtrOutput() HttpHandlerPtrOutput {
+	return o
+}
+
+func (o HttpHandlerPtrOutput) ToHttpHandlerPtrOutputWithContext(ctx context.Context) HttpHandlerPtrOutput {
+	return o
+}
+
+func (o HttpHandlerPtrOutput) Elem() HttpHandlerOutput {
+	return o.ApplyT(func(v *HttpHandler) HttpHandler {
+		if v != nil {
+			return *v
+		}
+		var ret HttpHandler
+		return ret
+	}).(HttpHandlerOutput)
+}
+
+// Non-sensitive headers, e.g. `{"X-Event-Source": "agent-sandbox"}`; credentials go on the network allowlist.
+func (o HttpHandlerPtrOutput) Headers() pulumi.StringMapOutput {
+	return o.ApplyT(func(v *HttpHandler) map[string]string {
+		if v == nil {
+			return nil
+		}
+		return v.Headers
+	}).(pulumi.StringMapOutput)
+}
+
+// Seconds before the handler is abandoned (and the call allowed). Default 30.
+func (o HttpHandlerPtrOutput) Timeout() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *HttpHandler) *int {
+		if v == nil {
+			return nil
+		}
+		return v.Timeout
+	}).(pulumi.IntPtrOutput)
+}
+
+// `http`, set by the SDK: leave it out.
+func (o HttpHandlerPtrOutput) Type() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *HttpHandler) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Type
+	}).(pulumi.StringPtrOutput)
+}
+
+// External HTTPS endpoint, e.g. `https://telemetry.example.com/api/v1/agent-events`.
+func (o HttpHandlerPtrOutput) Url() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *HttpHandler) *string {
+		if v == nil {
+			return nil
+		}
+		return &v.Url
+	}).(pulumi.StringPtrOutput)
 }
 
 // Egress policy: `allowlist` (only the listed domains) or `disabled: true` (no network); leave the network out to allow all egress.
@@ -1396,7 +1564,10 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*AllowlistEntryInput)(nil)).Elem(), AllowlistEntryArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*AllowlistEntryArrayInput)(nil)).Elem(), AllowlistEntryArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*CommandHandlerInput)(nil)).Elem(), CommandHandlerArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*CommandHandlerPtrInput)(nil)).Elem(), CommandHandlerArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*HookBundleInput)(nil)).Elem(), HookBundleArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*HookHandlerInput)(nil)).Elem(), HookHandlerArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*HookHandlerArrayInput)(nil)).Elem(), HookHandlerArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*HooksGroupInput)(nil)).Elem(), HooksGroupArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*HooksGroupMapInput)(nil)).Elem(), HooksGroupMap{})
 	pulumi.RegisterInputType(reflect.TypeOf((*HooksRuleInput)(nil)).Elem(), HooksRuleArgs{})
@@ -1404,6 +1575,7 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*HooksTestCaseInput)(nil)).Elem(), HooksTestCaseArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*HooksTestCaseArrayInput)(nil)).Elem(), HooksTestCaseArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*HttpHandlerInput)(nil)).Elem(), HttpHandlerArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*HttpHandlerPtrInput)(nil)).Elem(), HttpHandlerArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*NetworkAllowlistInput)(nil)).Elem(), NetworkAllowlistArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*NetworkAllowlistPtrInput)(nil)).Elem(), NetworkAllowlistArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*SourceInput)(nil)).Elem(), SourceArgs{})
@@ -1411,12 +1583,11 @@ func init() {
 	pulumi.RegisterOutputType(AllowlistEntryOutput{})
 	pulumi.RegisterOutputType(AllowlistEntryArrayOutput{})
 	pulumi.RegisterOutputType(CommandHandlerOutput{})
-	pulumi.RegisterOutputType(CredentialInfoOutput{})
-	pulumi.RegisterOutputType(CredentialInfoArrayOutput{})
-	pulumi.RegisterOutputType(EnvironmentInfoOutput{})
-	pulumi.RegisterOutputType(EnvironmentInfoArrayOutput{})
+	pulumi.RegisterOutputType(CommandHandlerPtrOutput{})
 	pulumi.RegisterOutputType(HookBundleOutput{})
 	pulumi.RegisterOutputType(HookBundlePtrOutput{})
+	pulumi.RegisterOutputType(HookHandlerOutput{})
+	pulumi.RegisterOutputType(HookHandlerArrayOutput{})
 	pulumi.RegisterOutputType(HooksGroupOutput{})
 	pulumi.RegisterOutputType(HooksGroupMapOutput{})
 	pulumi.RegisterOutputType(HooksRuleOutput{})
@@ -1424,6 +1595,7 @@ func init() {
 	pulumi.RegisterOutputType(HooksTestCaseOutput{})
 	pulumi.RegisterOutputType(HooksTestCaseArrayOutput{})
 	pulumi.RegisterOutputType(HttpHandlerOutput{})
+	pulumi.RegisterOutputType(HttpHandlerPtrOutput{})
 	pulumi.RegisterOutputType(NetworkAllowlistOutput{})
 	pulumi.RegisterOutputType(NetworkAllowlistPtrOutput{})
 	pulumi.RegisterOutputType(SourceOutput{})

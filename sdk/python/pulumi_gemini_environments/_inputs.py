@@ -22,6 +22,8 @@ __all__ = [
     'CommandHandlerArgsDict',
     'HookBundleArgs',
     'HookBundleArgsDict',
+    'HookHandlerArgs',
+    'HookHandlerArgsDict',
     'HooksGroupArgs',
     'HooksGroupArgsDict',
     'HooksRuleArgs',
@@ -50,7 +52,7 @@ class AllowlistEntryArgsDict(TypedDict):
     """
     transform: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]]]]]]
     """
-    Headers to inject, as a list of maps applied in order, e.g. `[{Authorization: "Bearer …"}]`.
+    Headers to inject, as a list of maps applied in order, e.g. `[{Authorization: "Bearer …"}]`. Secret: they often carry tokens.
     """
 
 @pulumi.input_type
@@ -64,7 +66,7 @@ class AllowlistEntryArgs:
 
         :param pulumi.Input[_builtins.str] domain: `api.example.com`, `*.example.com` (subdomains only, not the apex) or `*` (every domain).
         :param pulumi.Input[_builtins.str] credential: Id of a server-managed Credential whose secret the proxy injects.
-        :param pulumi.Input[Sequence[pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]]]] transform: Headers to inject, as a list of maps applied in order, e.g. `[{Authorization: "Bearer …"}]`.
+        :param pulumi.Input[Sequence[pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]]]] transform: Headers to inject, as a list of maps applied in order, e.g. `[{Authorization: "Bearer …"}]`. Secret: they often carry tokens.
         """
         pulumi.set(__self__, "domain", domain)
         if credential is not None:
@@ -100,7 +102,7 @@ class AllowlistEntryArgs:
     @pulumi.getter
     def transform(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]]]]]:
         """
-        Headers to inject, as a list of maps applied in order, e.g. `[{Authorization: "Bearer …"}]`.
+        Headers to inject, as a list of maps applied in order, e.g. `[{Authorization: "Bearer …"}]`. Secret: they often carry tokens.
         """
         return pulumi.get(self, "transform")
 
@@ -117,34 +119,37 @@ class CommandHandlerArgsDict(TypedDict):
     """
     Command line run in the sandbox, e.g. `python3 /.agents/hooks-scripts/gate.py`.
     """
-    type: pulumi.Input[_builtins.str]
-    """
-    `command`.
-    """
     timeout: NotRequired[pulumi.Input[Optional[_builtins.int]]]
     """
     Seconds before the handler is abandoned (and the call allowed). Default 30.
+    """
+    type: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    `command`, set by the SDK: leave it out.
     """
 
 @pulumi.input_type
 class CommandHandlerArgs:
     def __init__(__self__, *,
                  command: pulumi.Input[_builtins.str],
-                 type: pulumi.Input[_builtins.str],
-                 timeout: pulumi.Input[Optional[_builtins.int]] = None):
+                 timeout: pulumi.Input[Optional[_builtins.int]] = None,
+                 type: pulumi.Input[Optional[_builtins.str]] = None):
         """
         Runs a command line in the sandbox; the event JSON on stdin, the decision JSON on stdout.
 
         :param pulumi.Input[_builtins.str] command: Command line run in the sandbox, e.g. `python3 /.agents/hooks-scripts/gate.py`.
-        :param pulumi.Input[_builtins.str] type: `command`.
         :param pulumi.Input[_builtins.int] timeout: Seconds before the handler is abandoned (and the call allowed). Default 30.
+        :param pulumi.Input[_builtins.str] type: `command`, set by the SDK: leave it out.
         """
         pulumi.set(__self__, "command", command)
-        pulumi.set(__self__, "type", 'command')
         if timeout is None:
             timeout = 30
         if timeout is not None:
             pulumi.set(__self__, "timeout", timeout)
+        if type is None:
+            type = 'command'
+        if type is not None:
+            pulumi.set(__self__, "type", 'command')
 
     @_builtins.property
     @pulumi.getter
@@ -160,18 +165,6 @@ class CommandHandlerArgs:
 
     @_builtins.property
     @pulumi.getter
-    def type(self) -> pulumi.Input[_builtins.str]:
-        """
-        `command`.
-        """
-        return pulumi.get(self, "type")
-
-    @type.setter
-    def type(self, value: pulumi.Input[_builtins.str]):
-        pulumi.set(self, "type", value)
-
-    @_builtins.property
-    @pulumi.getter
     def timeout(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
         Seconds before the handler is abandoned (and the call allowed). Default 30.
@@ -181,6 +174,18 @@ class CommandHandlerArgs:
     @timeout.setter
     def timeout(self, value: pulumi.Input[Optional[_builtins.int]]):
         pulumi.set(self, "timeout", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def type(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        `command`, set by the SDK: leave it out.
+        """
+        return pulumi.get(self, "type")
+
+    @type.setter
+    def type(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "type", value)
 
 
 class HookBundleArgsDict(TypedDict):
@@ -276,6 +281,60 @@ class HookBundleArgs:
         pulumi.set(self, "tests", value)
 
 
+class HookHandlerArgsDict(TypedDict):
+    """
+    One handler of a rule: `command` or `http`, exactly one.
+    """
+    command: NotRequired[pulumi.Input[Optional['CommandHandlerArgsDict']]]
+    """
+    Run a command line in the sandbox: the event JSON on stdin, the decision JSON on stdout.
+    """
+    http: NotRequired[pulumi.Input[Optional['HttpHandlerArgsDict']]]
+    """
+    POST the event JSON to an HTTPS endpoint, whose response body is the decision JSON.
+    """
+
+@pulumi.input_type
+class HookHandlerArgs:
+    def __init__(__self__, *,
+                 command: pulumi.Input[Optional['CommandHandlerArgs']] = None,
+                 http: pulumi.Input[Optional['HttpHandlerArgs']] = None):
+        """
+        One handler of a rule: `command` or `http`, exactly one.
+
+        :param pulumi.Input['CommandHandlerArgs'] command: Run a command line in the sandbox: the event JSON on stdin, the decision JSON on stdout.
+        :param pulumi.Input['HttpHandlerArgs'] http: POST the event JSON to an HTTPS endpoint, whose response body is the decision JSON.
+        """
+        if command is not None:
+            pulumi.set(__self__, "command", command)
+        if http is not None:
+            pulumi.set(__self__, "http", http)
+
+    @_builtins.property
+    @pulumi.getter
+    def command(self) -> pulumi.Input[Optional['CommandHandlerArgs']]:
+        """
+        Run a command line in the sandbox: the event JSON on stdin, the decision JSON on stdout.
+        """
+        return pulumi.get(self, "command")
+
+    @command.setter
+    def command(self, value: pulumi.Input[Optional['CommandHandlerArgs']]):
+        pulumi.set(self, "command", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def http(self) -> pulumi.Input[Optional['HttpHandlerArgs']]:
+        """
+        POST the event JSON to an HTTPS endpoint, whose response body is the decision JSON.
+        """
+        return pulumi.get(self, "http")
+
+    @http.setter
+    def http(self, value: pulumi.Input[Optional['HttpHandlerArgs']]):
+        pulumi.set(self, "http", value)
+
+
 class HooksGroupArgsDict(TypedDict):
     """
     A named group of rules that can be switched off on its own.
@@ -356,7 +415,7 @@ class HooksRuleArgsDict(TypedDict):
     """
     One rule: when `matcher` (RE2, full match, see matcher.ts) matches the tool name, run `hooks` in order.
     """
-    hooks: pulumi.Input[Sequence[pulumi.Input[Union['CommandHandlerArgsDict', 'HttpHandlerArgsDict']]]]
+    hooks: pulumi.Input[Sequence[pulumi.Input['HookHandlerArgsDict']]]
     """
     Handlers run one after another, in declared order.
     """
@@ -368,12 +427,12 @@ class HooksRuleArgsDict(TypedDict):
 @pulumi.input_type
 class HooksRuleArgs:
     def __init__(__self__, *,
-                 hooks: pulumi.Input[Sequence[pulumi.Input[Union['CommandHandlerArgs', 'HttpHandlerArgs']]]],
+                 hooks: pulumi.Input[Sequence[pulumi.Input['HookHandlerArgs']]],
                  matcher: pulumi.Input[_builtins.str]):
         """
         One rule: when `matcher` (RE2, full match, see matcher.ts) matches the tool name, run `hooks` in order.
 
-        :param pulumi.Input[Sequence[pulumi.Input[Union['CommandHandlerArgs', 'HttpHandlerArgs']]]] hooks: Handlers run one after another, in declared order.
+        :param pulumi.Input[Sequence[pulumi.Input['HookHandlerArgs']]] hooks: Handlers run one after another, in declared order.
         :param pulumi.Input[_builtins.str] matcher: RE2 regular expression over the tool name, e.g. `code_execution` or `view_file|write_to_file`; `*` or `""` for every tool.
         """
         pulumi.set(__self__, "hooks", hooks)
@@ -381,14 +440,14 @@ class HooksRuleArgs:
 
     @_builtins.property
     @pulumi.getter
-    def hooks(self) -> pulumi.Input[Sequence[pulumi.Input[Union['CommandHandlerArgs', 'HttpHandlerArgs']]]]:
+    def hooks(self) -> pulumi.Input[Sequence[pulumi.Input['HookHandlerArgs']]]:
         """
         Handlers run one after another, in declared order.
         """
         return pulumi.get(self, "hooks")
 
     @hooks.setter
-    def hooks(self, value: pulumi.Input[Sequence[pulumi.Input[Union['CommandHandlerArgs', 'HttpHandlerArgs']]]]):
+    def hooks(self, value: pulumi.Input[Sequence[pulumi.Input['HookHandlerArgs']]]):
         pulumi.set(self, "hooks", value)
 
     @_builtins.property
@@ -542,10 +601,6 @@ class HttpHandlerArgsDict(TypedDict):
     """
     POSTs the event JSON to an external HTTPS endpoint; the response body is the decision JSON.
     """
-    type: pulumi.Input[_builtins.str]
-    """
-    `http`.
-    """
     url: pulumi.Input[_builtins.str]
     """
     External HTTPS endpoint, e.g. `https://telemetry.example.com/api/v1/agent-events`.
@@ -558,23 +613,26 @@ class HttpHandlerArgsDict(TypedDict):
     """
     Seconds before the handler is abandoned (and the call allowed). Default 30.
     """
+    type: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    `http`, set by the SDK: leave it out.
+    """
 
 @pulumi.input_type
 class HttpHandlerArgs:
     def __init__(__self__, *,
-                 type: pulumi.Input[_builtins.str],
                  url: pulumi.Input[_builtins.str],
                  headers: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
-                 timeout: pulumi.Input[Optional[_builtins.int]] = None):
+                 timeout: pulumi.Input[Optional[_builtins.int]] = None,
+                 type: pulumi.Input[Optional[_builtins.str]] = None):
         """
         POSTs the event JSON to an external HTTPS endpoint; the response body is the decision JSON.
 
-        :param pulumi.Input[_builtins.str] type: `http`.
         :param pulumi.Input[_builtins.str] url: External HTTPS endpoint, e.g. `https://telemetry.example.com/api/v1/agent-events`.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] headers: Non-sensitive headers, e.g. `{"X-Event-Source": "agent-sandbox"}`; credentials go on the network allowlist.
         :param pulumi.Input[_builtins.int] timeout: Seconds before the handler is abandoned (and the call allowed). Default 30.
+        :param pulumi.Input[_builtins.str] type: `http`, set by the SDK: leave it out.
         """
-        pulumi.set(__self__, "type", 'http')
         pulumi.set(__self__, "url", url)
         if headers is not None:
             pulumi.set(__self__, "headers", headers)
@@ -582,18 +640,10 @@ class HttpHandlerArgs:
             timeout = 30
         if timeout is not None:
             pulumi.set(__self__, "timeout", timeout)
-
-    @_builtins.property
-    @pulumi.getter
-    def type(self) -> pulumi.Input[_builtins.str]:
-        """
-        `http`.
-        """
-        return pulumi.get(self, "type")
-
-    @type.setter
-    def type(self, value: pulumi.Input[_builtins.str]):
-        pulumi.set(self, "type", value)
+        if type is None:
+            type = 'http'
+        if type is not None:
+            pulumi.set(__self__, "type", 'http')
 
     @_builtins.property
     @pulumi.getter
@@ -630,6 +680,18 @@ class HttpHandlerArgs:
     @timeout.setter
     def timeout(self, value: pulumi.Input[Optional[_builtins.int]]):
         pulumi.set(self, "timeout", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def type(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        `http`, set by the SDK: leave it out.
+        """
+        return pulumi.get(self, "type")
+
+    @type.setter
+    def type(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "type", value)
 
 
 class NetworkAllowlistArgsDict(TypedDict):

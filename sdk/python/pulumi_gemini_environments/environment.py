@@ -48,6 +48,8 @@ class EnvironmentArgs:
             pulumi.set(__self__, "custom_config", custom_config)
         if from_environment is not None:
             pulumi.set(__self__, "from_environment", from_environment)
+        if mode is None:
+            mode = 'on_demand'
         if mode is not None:
             pulumi.set(__self__, "mode", mode)
         if network is not None:
@@ -56,6 +58,8 @@ class EnvironmentArgs:
             pulumi.set(__self__, "sources", sources)
         if system_instruction is not None:
             pulumi.set(__self__, "system_instruction", system_instruction)
+        if update_strategy is None:
+            update_strategy = 'in_place'
         if update_strategy is not None:
             pulumi.set(__self__, "update_strategy", update_strategy)
 
@@ -229,10 +233,14 @@ class Environment(pulumi.CustomResource):
             __props__.__dict__["adopt"] = adopt
             __props__.__dict__["custom_config"] = custom_config
             __props__.__dict__["from_environment"] = from_environment
+            if mode is None:
+                mode = 'on_demand'
             __props__.__dict__["mode"] = mode
             __props__.__dict__["network"] = network
             __props__.__dict__["sources"] = sources
             __props__.__dict__["system_instruction"] = system_instruction
+            if update_strategy is None:
+                update_strategy = 'in_place'
             __props__.__dict__["update_strategy"] = update_strategy
             __props__.__dict__["created"] = None
             __props__.__dict__["drifted_hook_files"] = None

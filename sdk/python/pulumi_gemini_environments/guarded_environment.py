@@ -43,6 +43,8 @@ class GuardedEnvironmentArgs:
             pulumi.set(__self__, "network", network)
         if sources is not None:
             pulumi.set(__self__, "sources", sources)
+        if update_strategy is None:
+            update_strategy = 'in_place'
         if update_strategy is not None:
             pulumi.set(__self__, "update_strategy", update_strategy)
 
@@ -176,6 +178,8 @@ class GuardedEnvironment(pulumi.ComponentResource):
             __props__.__dict__["hooks"] = hooks
             __props__.__dict__["network"] = network
             __props__.__dict__["sources"] = sources
+            if update_strategy is None:
+                update_strategy = 'in_place'
             __props__.__dict__["update_strategy"] = update_strategy
             __props__.__dict__["environment_id"] = None
             __props__.__dict__["file_count"] = None

@@ -22,6 +22,7 @@ __all__ = [
     'CredentialInfo',
     'EnvironmentInfo',
     'HookBundle',
+    'HookHandler',
     'HooksGroup',
     'HooksRule',
     'HooksTestCase',
@@ -44,7 +45,7 @@ class AllowlistEntry(dict):
 
         :param _builtins.str domain: `api.example.com`, `*.example.com` (subdomains only, not the apex) or `*` (every domain).
         :param _builtins.str credential: Id of a server-managed Credential whose secret the proxy injects.
-        :param Sequence[Mapping[str, _builtins.str]] transform: Headers to inject, as a list of maps applied in order, e.g. `[{Authorization: "Bearer …"}]`.
+        :param Sequence[Mapping[str, _builtins.str]] transform: Headers to inject, as a list of maps applied in order, e.g. `[{Authorization: "Bearer …"}]`. Secret: they often carry tokens.
         """
         pulumi.set(__self__, "domain", domain)
         if credential is not None:
@@ -72,7 +73,7 @@ class AllowlistEntry(dict):
     @pulumi.getter
     def transform(self) -> Optional[Sequence[Mapping[str, _builtins.str]]]:
         """
-        Headers to inject, as a list of maps applied in order, e.g. `[{Authorization: "Bearer …"}]`.
+        Headers to inject, as a list of maps applied in order, e.g. `[{Authorization: "Bearer …"}]`. Secret: they often carry tokens.
         """
         return pulumi.get(self, "transform")
 
@@ -84,21 +85,24 @@ class CommandHandler(dict):
     """
     def __init__(__self__, *,
                  command: _builtins.str,
-                 type: _builtins.str,
-                 timeout: Optional[_builtins.int] = None):
+                 timeout: Optional[_builtins.int] = None,
+                 type: Optional[_builtins.str] = None):
         """
         Runs a command line in the sandbox; the event JSON on stdin, the decision JSON on stdout.
 
         :param _builtins.str command: Command line run in the sandbox, e.g. `python3 /.agents/hooks-scripts/gate.py`.
-        :param _builtins.str type: `command`.
         :param _builtins.int timeout: Seconds before the handler is abandoned (and the call allowed). Default 30.
+        :param _builtins.str type: `command`, set by the SDK: leave it out.
         """
         pulumi.set(__self__, "command", command)
-        pulumi.set(__self__, "type", 'command')
         if timeout is None:
             timeout = 30
         if timeout is not None:
             pulumi.set(__self__, "timeout", timeout)
+        if type is None:
+            type = 'command'
+        if type is not None:
+            pulumi.set(__self__, "type", 'command')
 
     @_builtins.property
     @pulumi.getter
@@ -110,19 +114,19 @@ class CommandHandler(dict):
 
     @_builtins.property
     @pulumi.getter
-    def type(self) -> _builtins.str:
-        """
-        `command`.
-        """
-        return pulumi.get(self, "type")
-
-    @_builtins.property
-    @pulumi.getter
     def timeout(self) -> Optional[_builtins.int]:
         """
         Seconds before the handler is abandoned (and the call allowed). Default 30.
         """
         return pulumi.get(self, "timeout")
+
+    @_builtins.property
+    @pulumi.getter
+    def type(self) -> Optional[_builtins.str]:
+        """
+        `command`, set by the SDK: leave it out.
+        """
+        return pulumi.get(self, "type")
 
 
 @pulumi.output_type
@@ -417,6 +421,42 @@ class HookBundle(dict):
 
 
 @pulumi.output_type
+class HookHandler(dict):
+    """
+    One handler of a rule: `command` or `http`, exactly one.
+    """
+    def __init__(__self__, *,
+                 command: Optional['outputs.CommandHandler'] = None,
+                 http: Optional['outputs.HttpHandler'] = None):
+        """
+        One handler of a rule: `command` or `http`, exactly one.
+
+        :param 'CommandHandler' command: Run a command line in the sandbox: the event JSON on stdin, the decision JSON on stdout.
+        :param 'HttpHandler' http: POST the event JSON to an HTTPS endpoint, whose response body is the decision JSON.
+        """
+        if command is not None:
+            pulumi.set(__self__, "command", command)
+        if http is not None:
+            pulumi.set(__self__, "http", http)
+
+    @_builtins.property
+    @pulumi.getter
+    def command(self) -> Optional['outputs.CommandHandler']:
+        """
+        Run a command line in the sandbox: the event JSON on stdin, the decision JSON on stdout.
+        """
+        return pulumi.get(self, "command")
+
+    @_builtins.property
+    @pulumi.getter
+    def http(self) -> Optional['outputs.HttpHandler']:
+        """
+        POST the event JSON to an HTTPS endpoint, whose response body is the decision JSON.
+        """
+        return pulumi.get(self, "http")
+
+
+@pulumi.output_type
 class HooksGroup(dict):
     """
     A named group of rules that can be switched off on its own.
@@ -491,12 +531,12 @@ class HooksRule(dict):
     One rule: when `matcher` (RE2, full match, see matcher.ts) matches the tool name, run `hooks` in order.
     """
     def __init__(__self__, *,
-                 hooks: Sequence[Any],
+                 hooks: Sequence['outputs.HookHandler'],
                  matcher: _builtins.str):
         """
         One rule: when `matcher` (RE2, full match, see matcher.ts) matches the tool name, run `hooks` in order.
 
-        :param Sequence[Union['CommandHandler', 'HttpHandler']] hooks: Handlers run one after another, in declared order.
+        :param Sequence['HookHandler'] hooks: Handlers run one after another, in declared order.
         :param _builtins.str matcher: RE2 regular expression over the tool name, e.g. `code_execution` or `view_file|write_to_file`; `*` or `""` for every tool.
         """
         pulumi.set(__self__, "hooks", hooks)
@@ -504,7 +544,7 @@ class HooksRule(dict):
 
     @_builtins.property
     @pulumi.getter
-    def hooks(self) -> Sequence[Any]:
+    def hooks(self) -> Sequence['outputs.HookHandler']:
         """
         Handlers run one after another, in declared order.
         """
@@ -626,19 +666,18 @@ class HttpHandler(dict):
     POSTs the event JSON to an external HTTPS endpoint; the response body is the decision JSON.
     """
     def __init__(__self__, *,
-                 type: _builtins.str,
                  url: _builtins.str,
                  headers: Optional[Mapping[str, _builtins.str]] = None,
-                 timeout: Optional[_builtins.int] = None):
+                 timeout: Optional[_builtins.int] = None,
+                 type: Optional[_builtins.str] = None):
         """
         POSTs the event JSON to an external HTTPS endpoint; the response body is the decision JSON.
 
-        :param _builtins.str type: `http`.
         :param _builtins.str url: External HTTPS endpoint, e.g. `https://telemetry.example.com/api/v1/agent-events`.
         :param Mapping[str, _builtins.str] headers: Non-sensitive headers, e.g. `{"X-Event-Source": "agent-sandbox"}`; credentials go on the network allowlist.
         :param _builtins.int timeout: Seconds before the handler is abandoned (and the call allowed). Default 30.
+        :param _builtins.str type: `http`, set by the SDK: leave it out.
         """
-        pulumi.set(__self__, "type", 'http')
         pulumi.set(__self__, "url", url)
         if headers is not None:
             pulumi.set(__self__, "headers", headers)
@@ -646,14 +685,10 @@ class HttpHandler(dict):
             timeout = 30
         if timeout is not None:
             pulumi.set(__self__, "timeout", timeout)
-
-    @_builtins.property
-    @pulumi.getter
-    def type(self) -> _builtins.str:
-        """
-        `http`.
-        """
-        return pulumi.get(self, "type")
+        if type is None:
+            type = 'http'
+        if type is not None:
+            pulumi.set(__self__, "type", 'http')
 
     @_builtins.property
     @pulumi.getter
@@ -678,6 +713,14 @@ class HttpHandler(dict):
         Seconds before the handler is abandoned (and the call allowed). Default 30.
         """
         return pulumi.get(self, "timeout")
+
+    @_builtins.property
+    @pulumi.getter
+    def type(self) -> Optional[_builtins.str]:
+        """
+        `http`, set by the SDK: leave it out.
+        """
+        return pulumi.get(self, "type")
 
 
 @pulumi.output_type

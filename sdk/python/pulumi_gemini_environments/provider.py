@@ -27,8 +27,12 @@ class ProviderArgs:
         :param pulumi.Input[_builtins.str] api_key: API key (x-goog-api-key). Default: the GOOGLE_API_KEY or GEMINI_API_KEY environment variable.
         :param pulumi.Input[_builtins.str] base_url: Base URL of the Environments API, e.g. http://127.0.0.1:8765 for `genv serve`. Default: GOOGLE_GEMINI_BASE_URL, else the hosted service.
         """
+        if api_key is None:
+            api_key = _utilities.get_env('GOOGLE_API_KEY', 'GEMINI_API_KEY')
         if api_key is not None:
             pulumi.set(__self__, "api_key", api_key)
+        if base_url is None:
+            base_url = (_utilities.get_env('GOOGLE_GEMINI_BASE_URL') or 'https://generativelanguage.googleapis.com')
         if base_url is not None:
             pulumi.set(__self__, "base_url", base_url)
 
@@ -109,7 +113,11 @@ class Provider(pulumi.ProviderResource):
                 raise TypeError('__props__ is only valid when passed in combination with a valid opts.id to get an existing resource')
             __props__ = ProviderArgs.__new__(ProviderArgs)
 
+            if api_key is None:
+                api_key = _utilities.get_env('GOOGLE_API_KEY', 'GEMINI_API_KEY')
             __props__.__dict__["api_key"] = None if api_key is None else pulumi.Output.secret(api_key)
+            if base_url is None:
+                base_url = (_utilities.get_env('GOOGLE_GEMINI_BASE_URL') or 'https://generativelanguage.googleapis.com')
             __props__.__dict__["base_url"] = base_url
         super(Provider, __self__).__init__(
             'gemini-environments',

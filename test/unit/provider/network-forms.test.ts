@@ -8,6 +8,7 @@
 import { environmentCore } from "../../../provider/environment/core";
 import { networkFromWire, networkToWire, type EnvironmentInputs, type EnvironmentOutputs } from "../../../provider/environment/inputs";
 import { HookBundleInput } from "../../../provider/components/guarded-environment-inputs";
+import { hooksConfigToWire } from "../../../provider/components/hooks-config-inputs";
 import { schemaPath, withWireNames } from "../../../provider/contracts/resource-schema";
 import { generateSchema } from "../../../scripts/generate-schema";
 
@@ -98,6 +99,47 @@ describe("schema.json's names", () => {
       tests: [{ name: "rm", tool_call: { name: "code_execution", args: { code: "rm -rf /" } }, expect: "deny" }],
     });
     expect(HookBundleInput.safeParse(wire).success).toBe(true);
+  });
+
+  test("a handler declared as every language binds it ({command: {…}}, {http: {…}}, `type` left out) is hooks.json's handler; hooks.json's own form is read too", () => {
+    const declared = {
+      config: {
+        gate: {
+          preToolExecution: [
+            {
+              matcher: "code_execution",
+              hooks: [{ command: { command: "python3 /.agents/hooks-scripts/gate.py", timeout: 10 } }, { http: { url: "https://t.example.com/e" } }, { type: "command", command: "true" }],
+            },
+          ],
+        },
+      },
+    };
+    const wire = withWireNames(HookBundleInput, declared) as HookBundleInput;
+    expect(HookBundleInput.safeParse(wire).success).toBe(true);
+    expect(hooksConfigToWire(wire.config)).toEqual({
+      gate: {
+        pre_tool_execution: [
+          {
+            matcher: "code_execution",
+            hooks: [
+              { type: "command", command: "python3 /.agents/hooks-scripts/gate.py", timeout: 10 },
+              { type: "http", url: "https://t.example.com/e" },
+              { type: "command", command: "true" },
+            ],
+          },
+        ],
+      },
+    });
+  });
+
+  test("a handler that sets both kinds, or none, fails naming the fix", () => {
+    const issues = (hooks: unknown[]) => {
+      const parsed = HookBundleInput.safeParse(withWireNames(HookBundleInput, { config: { gate: { preToolExecution: [{ matcher: "*", hooks }] } } }));
+      return (parsed.error?.issues ?? []).map((issue) => `${schemaPath(HookBundleInput, issue.path as Array<string | number>).join(".")}: ${issue.message}`);
+    };
+    expect(issues([{ command: { command: "x" }, http: { url: "https://t.example.com" } }])).toEqual(["config.gate.preToolExecution.0.hooks.0: must set exactly one of command and http (both are set)"]);
+    expect(issues([{}])).toEqual(["config.gate.preToolExecution.0.hooks.0: must set exactly one of command and http (none is set)"]);
+    expect(issues([{ command: { command: "" } }])).toEqual([expect.stringMatching(/^config\.gate\.preToolExecution\.0\.hooks\.0\.command\.command: must not be empty/)]);
   });
 
   test("a problem's path names the fields as declared, map keys as written", () => {

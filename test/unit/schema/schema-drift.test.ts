@@ -33,6 +33,7 @@ test("every resource, component, function and type is there", () => {
       "HookBundle",
       "HookDecision",
       "HookEvent",
+      "HookHandler",
       "HooksGroup",
       "HooksRule",
       "HooksTestCase",
@@ -66,7 +67,7 @@ test("the self-hosted key is a secret output, and the mode fields are inputs", (
   expect(Object.keys(environment.inputProperties)).toEqual(expect.arrayContaining(["mode", "systemInstruction", "customConfig"]));
 });
 
-test("every union binds in every language: only object types, told apart by `type` (Python cannot take a list in a union, Go types none)", () => {
+test("no union: Go types none (an interface{}), so every value is one object type, hook handlers too ({command: …} or {http: …})", () => {
   const unions: Array<{ at: string; oneOf: Array<{ $ref?: string }>; discriminator?: unknown }> = [];
   const walk = (value: unknown, at: string): void => {
     if (Array.isArray(value)) value.forEach((item, index) => walk(item, `${at}[${index}]`));
@@ -77,14 +78,10 @@ test("every union binds in every language: only object types, told apart by `typ
     }
   };
   walk(generateSchema(root), "schema");
-  expect(unions.map(({ at }) => at)).toEqual(["schema.types.gemini-environments:index:HooksRule.properties.hooks.items"]);
-  for (const union of unions) {
-    expect(union.oneOf.every((branch) => branch.$ref?.startsWith("#/types/"))).toBe(true);
-    expect(union.discriminator).toMatchObject({ propertyName: "type" });
-  }
+  expect(unions.map(({ at }) => at)).toEqual([]);
 });
 
-test("the package's identity: version from package.json, a Go import path inside the module at sdk/go, a Node name apart from this npm package", () => {
+test("the package's identity: version from package.json, a Go import path inside the module at sdk/go, this npm package as the Node one", () => {
   const schema = generateSchema(root) as { version: string; pluginDownloadURL: string; language: Record<string, Record<string, unknown>>; [key: string]: unknown };
   const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { name: string; version: string };
   expect(schema.version).toBe(manifest.version);
@@ -92,7 +89,7 @@ test("the package's identity: version from package.json, a Go import path inside
   const { importBasePath, modulePath } = schema.language.go as { importBasePath: string; modulePath: string };
   expect(importBasePath).toBe(`${modulePath}/geminienvironments`);
   expect(modulePath).toMatch(/^github\.com\/[^/]+\/[^/]+\/sdk\/go$/);
-  expect(schema.language.nodejs?.packageName).not.toBe(manifest.name);
+  expect(schema.language.nodejs?.packageName).toBe(manifest.name);
   expect(schema.language.csharp).toMatchObject({ rootNamespace: "Pulumi" });
   expect(schema.pluginDownloadURL).toMatch(/^github:\/\/api\.github\.com\/[^/]+\/[^/]+$/);
   for (const field of ["displayName", "description", "keywords", "repository", "publisher", "logoUrl"]) expect(schema[field]).toBeTruthy();
@@ -130,4 +127,27 @@ test("every closed set is an enum: each value with a PascalCase name and a descr
   for (const [token, type] of Object.entries(schema.types)) for (const [key, item] of Object.entries(type)) if (key !== "enum") walk(item, `${token}.${key}`, false);
   walk((schema as unknown as { resources: unknown }).resources, "resources", false);
   expect(inline).toEqual([]);
+});
+
+test("defaults are the zod definitions': an omitted input's meaning, handler and group defaults, the config's environment variables", () => {
+  const schema = generateSchema(root) as {
+    config: { variables: Record<string, { default?: unknown; defaultInfo?: { environment: string[] }; secret?: boolean }> };
+    provider: { inputProperties: Record<string, unknown> };
+    resources: Record<string, { inputProperties: Record<string, { default?: unknown }> }>;
+    types: Record<string, { properties?: Record<string, { default?: unknown; const?: unknown; secret?: boolean }>; required?: string[] }>;
+  };
+  expect(schema.config.variables.apiKey).toMatchObject({ secret: true, defaultInfo: { environment: ["GOOGLE_API_KEY", "GEMINI_API_KEY"] } });
+  expect(schema.config.variables.baseUrl).toMatchObject({ default: "https://generativelanguage.googleapis.com", defaultInfo: { environment: ["GOOGLE_GEMINI_BASE_URL"] } });
+  expect(schema.provider.inputProperties).toEqual(schema.config.variables);
+  const environment = schema.resources["gemini-environments:index:Environment"]!.inputProperties;
+  expect(environment.mode?.default).toBe("on_demand");
+  expect(environment.updateStrategy?.default).toBe("in_place");
+  const type = (name: string) => schema.types[`gemini-environments:index:${name}`]!;
+  expect(type("CommandHandler").properties?.type).toMatchObject({ const: "command", default: "command" });
+  expect(type("CommandHandler").required).toEqual(["command"]);
+  expect(type("HttpHandler").properties?.type).toMatchObject({ const: "http", default: "http" });
+  expect(type("CommandHandler").properties?.timeout?.default).toBe(30);
+  expect(type("HooksGroup").properties?.enabled?.default).toBe(true);
+  expect(type("HooksTestCase").properties?.event?.default).toBe("pre_tool_execution");
+  expect(type("AllowlistEntry").properties?.transform?.secret).toBe(true);
 });

@@ -13,10 +13,26 @@ var _ = internal.GetEnvOrDefault
 
 // API key (x-goog-api-key). Default: the GOOGLE_API_KEY or GEMINI_API_KEY environment variable.
 func GetApiKey(ctx *pulumi.Context) string {
-	return config.Get(ctx, "gemini-environments:apiKey")
+	v, err := config.Try(ctx, "gemini-environments:apiKey")
+	if err == nil {
+		return v
+	}
+	var value string
+	if d := internal.GetEnvOrDefault(nil, nil, "GOOGLE_API_KEY", "GEMINI_API_KEY"); d != nil {
+		value = d.(string)
+	}
+	return value
 }
 
 // Base URL of the Environments API, e.g. http://127.0.0.1:8765 for `genv serve`. Default: GOOGLE_GEMINI_BASE_URL, else the hosted service.
 func GetBaseUrl(ctx *pulumi.Context) string {
-	return config.Get(ctx, "gemini-environments:baseUrl")
+	v, err := config.Try(ctx, "gemini-environments:baseUrl")
+	if err == nil {
+		return v
+	}
+	var value string
+	if d := internal.GetEnvOrDefault("https://generativelanguage.googleapis.com", nil, "GOOGLE_GEMINI_BASE_URL"); d != nil {
+		value = d.(string)
+	}
+	return value
 }

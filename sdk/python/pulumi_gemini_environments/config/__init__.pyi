@@ -19,7 +19,7 @@ apiKey: Optional[str]
 API key (x-goog-api-key). Default: the GOOGLE_API_KEY or GEMINI_API_KEY environment variable.
 """
 
-baseUrl: Optional[str]
+baseUrl: str
 """
 Base URL of the Environments API, e.g. http://127.0.0.1:8765 for `genv serve`. Default: GOOGLE_GEMINI_BASE_URL, else the hosted service.
 """

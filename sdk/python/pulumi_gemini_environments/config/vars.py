@@ -25,12 +25,12 @@ class _ExportableConfig(types.ModuleType):
         """
         API key (x-goog-api-key). Default: the GOOGLE_API_KEY or GEMINI_API_KEY environment variable.
         """
-        return __config__.get('apiKey')
+        return __config__.get('apiKey') or _utilities.get_env('GOOGLE_API_KEY', 'GEMINI_API_KEY')
 
     @_builtins.property
-    def base_url(self) -> Optional[str]:
+    def base_url(self) -> str:
         """
         Base URL of the Environments API, e.g. http://127.0.0.1:8765 for `genv serve`. Default: GOOGLE_GEMINI_BASE_URL, else the hosted service.
         """
-        return __config__.get('baseUrl')
+        return __config__.get('baseUrl') or (_utilities.get_env('GOOGLE_GEMINI_BASE_URL') or 'https://generativelanguage.googleapis.com')
 
