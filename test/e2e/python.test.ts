@@ -60,9 +60,9 @@ describe("Python with the generated SDK: examples/python-github-agent (real engi
   test("a policy case that the gate no longer meets fails the preview, naming the case, expected and actual", async () => {
     const program = path.join(dir, "__main__.py");
     const source = await fs.promises.readFile(program, "utf8");
-    const allowed = 'tool_call={"name": "code_execution", "args": {"code": "curl -s https://api.github.com/repos/o/r/issues"}},\n            expect="allow"';
+    const allowed = 'tool_call={"name": "code_execution", "args": {"code": "curl -s https://api.github.com/repos/o/r/issues"}},\n            expect=genv.HookDecision.ALLOW';
     expect(source).toContain(allowed);
-    await fs.promises.writeFile(program, source.replace(allowed, allowed.replace('expect="allow"', 'expect="deny"')));
+    await fs.promises.writeFile(program, source.replace(allowed, allowed.replace("HookDecision.ALLOW", "HookDecision.DENY")));
     try {
       await expect(e2e().run(stack, (s, onOutput) => s.preview({ onOutput }))).rejects.toThrow(
         /policy tests failed \(1 of 2\):\s+- listing the issues is allowed: expected deny, got allow/,
