@@ -12,7 +12,7 @@
  * - records → `{type: "object", additionalProperties}`; unions → `oneOf` (with a `discriminator` when
  *   every branch is an object type with a constant `type`);
  * - `HooksConfig` is a map, which a Pulumi type cannot be: it is written inline where used
- *   (`{additionalProperties: HooksGroup}`); so is `Network`, the union of NetworkAllowlist and the API's forms;
+ *   (`{additionalProperties: HooksGroup}`); so is `Network`, the union of EgressPolicy and the API's forms;
  * - a `bindableOr` union (provider/contracts/resource-schema.ts) → its first branch, the form every language binds
  *   (`network`, `transform`, `injectionLocation` as lists or objects), though the provider takes the others too.
  * - a function (provider/functions/catalog.ts) → `functions`, its arguments and result as `inputs` and `outputs`.
@@ -61,8 +61,8 @@ export const NAMED: Array<[z.ZodType, string]> = [
   [LintCode, "LintCode"],
   [sdk.Source, "Source"],
   [AllowlistEntryInput, "AllowlistEntry"],
-  [NetworkInput, "NetworkAllowlist"],
-  [NetworkDeclared, "Network"], // written as NetworkAllowlist
+  [NetworkInput, "EgressPolicy"],
+  [NetworkDeclared, "Network"], // written as EgressPolicy
   [HooksConfigInput, "HooksConfig"], // inlined
   [HooksGroupInput, "HooksGroup"],
   [RuleInput, "HooksRule"],

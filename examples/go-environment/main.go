@@ -37,7 +37,7 @@ func main() {
 
 		agent, err := genv.NewEnvironment(ctx, "agent", &genv.EnvironmentArgs{
 			FromEnvironment: base.Id(),
-			Network: genv.NetworkAllowlistArgs{
+			Network: genv.EgressPolicyArgs{
 				Allowlist: genv.AllowlistEntryArray{
 					genv.AllowlistEntryArgs{Domain: pulumi.String("api.github.com"), Credential: github.CredentialId},
 				},
@@ -71,7 +71,7 @@ func main() {
 					},
 				},
 			},
-			Network:              genv.NetworkAllowlistArgs{Disabled: pulumi.Bool(true)},
+			Network:              genv.EgressPolicyArgs{Disabled: pulumi.Bool(true)},
 			AcknowledgedWarnings: genv.LintCodeArray{genv.LintCodeInlineHooksWritable},
 		})
 		if err != nil {

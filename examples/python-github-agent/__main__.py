@@ -55,7 +55,7 @@ agent = genv.GuardedEnvironment(
     sources=[
         genv.SourceArgs(type=genv.SourceType.INLINE, target="workspace/TASK.md", content=config.get("task") or "Triage the open issues.\n"),
     ],
-    network=genv.NetworkAllowlistArgs(
+    network=genv.EgressPolicyArgs(
         allowlist=[genv.AllowlistEntryArgs(domain="api.github.com", credential=github.credential_id)],
     ),
 )

@@ -35,7 +35,8 @@ export function currentUpdateStrategy<Value extends string | undefined>(value: V
 }
 
 /**
- * The egress policy as every language declares it (schema.json's `NetworkAllowlist`): one object whose
+ * The egress policy as every language declares it (schema.json's `EgressPolicy`, `NetworkAllowlist`
+ * before 0.2.0): one object whose
  * fields each have one type, because the API's unions (`"disabled"` or an object; a list or
  * `"disabled"`; one header map or a list) do not bind in Python and Go. `networkToWire` makes the
  * API's form of it. The API's own forms stay accepted as they are (`NetworkDeclared`).

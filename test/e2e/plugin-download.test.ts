@@ -84,7 +84,7 @@ token = genv.Credential("token", credential_id="downloaded-py-token", type="bear
 agent = genv.Environment(
     "agent",
     sources=[genv.SourceArgs(type=genv.SourceType.INLINE, target="workspace/TASK.md", content="Triage the open issues.\\n")],
-    network=genv.NetworkAllowlistArgs(allowlist=[genv.AllowlistEntryArgs(domain="api.github.com", credential=token.credential_id)]),
+    network=genv.EgressPolicyArgs(allowlist=[genv.AllowlistEntryArgs(domain="api.github.com", credential=token.credential_id)]),
 )
 GATE = "import json, sys\\ncode = json.load(sys.stdin)['tool_call']['args'].get('code', '')\\nprint(json.dumps({'decision': 'deny', 'reason': 'destructive'} if 'rm -rf' in code else {'decision': 'allow'}))\\n"
 guarded = genv.GuardedEnvironment(
@@ -94,7 +94,7 @@ guarded = genv.GuardedEnvironment(
         scripts={"gate.py": GATE},
         tests=[genv.HooksTestCaseArgs(name="rm is blocked", tool_call={"name": "code_execution", "args": {"code": "rm -rf /"}}, expect="deny", reason="destructive")],
     ),
-    network=genv.NetworkAllowlistArgs(disabled=True),
+    network=genv.EgressPolicyArgs(disabled=True),
 )
 pulumi.export("environmentId", agent.id)
 pulumi.export("status", agent.status)

@@ -77,9 +77,9 @@ new genv.Environment("rogue", { network: { allowlist: [{ domain: "*.github.com" 
 genv.Environment(
     "approved",
     sources=[genv.SourceArgs(type="repository", source="github://acme/guardrails", target=".agents")],
-    network=genv.NetworkAllowlistArgs(allowlist=[genv.AllowlistEntryArgs(domain="api.github.com")]),
+    network=genv.EgressPolicyArgs(allowlist=[genv.AllowlistEntryArgs(domain="api.github.com")]),
 )
-genv.Environment("rogue", network=genv.NetworkAllowlistArgs(allowlist=[genv.AllowlistEntryArgs(domain="*.github.com")]))
+genv.Environment("rogue", network=genv.EgressPolicyArgs(allowlist=[genv.AllowlistEntryArgs(domain="*.github.com")]))
 `,
     }),
     pulumiYaml: (pluginBinDir: string) => pluginProject("policy-python", pluginBinDir, "runtime: python"),

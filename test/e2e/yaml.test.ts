@@ -48,6 +48,19 @@ describe("Pulumi YAML through the plugin: examples/yaml-security-gate (real engi
     expect(requests).toEqual([]);
   }, E2E_TEST_TIMEOUT_MS);
 
+  test("a network YAML cannot bind fails the preview naming the type to write, EgressPolicy (NetworkAllowlist before 0.2.0)", async () => {
+    const file = path.join(dir, "Pulumi.yaml");
+    const program = await fs.promises.readFile(file, "utf8");
+    const allowlist = '      network:\n        allowlist:\n          - domain: api.github.com\n          - domain: "*.githubusercontent.com"\n';
+    expect(program).toContain(allowlist);
+    await fs.promises.writeFile(file, program.replace(allowlist, "      network: disabled\n"));
+    try {
+      await expect(e2e().run(stack, (s, onOutput) => s.preview({ onOutput }))).rejects.toThrow(/EgressPolicy/);
+    } finally {
+      await fs.promises.writeFile(file, program);
+    }
+  }, E2E_TEST_TIMEOUT_MS);
+
   test("preview --diff after an edit of gate.py: the detailed diff names sources[1].content, an update; up uploads it and keeps the id", async () => {
     await fs.promises.appendFile(path.join(dir, "hooks-scripts", "gate.py"), "# reviewed\n");
     const events: EngineEvent[] = [];

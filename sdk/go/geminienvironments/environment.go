@@ -34,7 +34,7 @@ type Environment struct {
 	// `on_demand` (default: the service runs the sandbox) or `self_hosted` (your sandbox daemon polls for the work, authenticated by `environmentKey`). A change replaces the environment.
 	Mode EnvironmentModePtrOutput `pulumi:"mode"`
 	// Egress policy: omitted (all egress allowed), `{allowlist: [...]}` or `{disabled: true}`. Any change replaces the environment.
-	Network NetworkAllowlistPtrOutput `pulumi:"network"`
+	Network EgressPolicyPtrOutput `pulumi:"network"`
 	// Total size of the environment's files, in bytes.
 	SizeBytes pulumi.IntOutput `pulumi:"sizeBytes"`
 	// What to put into the environment. Editing an inline source's content, or adding inline sources at the end, uploads the files and keeps the environment (see `updateStrategy`); any other change replaces it: the API cannot remove a file.
@@ -108,7 +108,7 @@ type environmentArgs struct {
 	// `on_demand` (default: the service runs the sandbox) or `self_hosted` (your sandbox daemon polls for the work, authenticated by `environmentKey`). A change replaces the environment.
 	Mode *EnvironmentMode `pulumi:"mode"`
 	// Egress policy: omitted (all egress allowed), `{allowlist: [...]}` or `{disabled: true}`. Any change replaces the environment.
-	Network *NetworkAllowlist `pulumi:"network"`
+	Network *EgressPolicy `pulumi:"network"`
 	// What to put into the environment. Editing an inline source's content, or adding inline sources at the end, uploads the files and keeps the environment (see `updateStrategy`); any other change replaces it: the API cannot remove a file.
 	Sources []Source `pulumi:"sources"`
 	// System instruction for the interactions in this environment; self_hosted only. A change replaces the environment.
@@ -128,7 +128,7 @@ type EnvironmentArgs struct {
 	// `on_demand` (default: the service runs the sandbox) or `self_hosted` (your sandbox daemon polls for the work, authenticated by `environmentKey`). A change replaces the environment.
 	Mode EnvironmentModePtrInput
 	// Egress policy: omitted (all egress allowed), `{allowlist: [...]}` or `{disabled: true}`. Any change replaces the environment.
-	Network NetworkAllowlistPtrInput
+	Network EgressPolicyPtrInput
 	// What to put into the environment. Editing an inline source's content, or adding inline sources at the end, uploads the files and keeps the environment (see `updateStrategy`); any other change replaces it: the API cannot remove a file.
 	Sources SourceArrayInput
 	// System instruction for the interactions in this environment; self_hosted only. A change replaces the environment.
@@ -220,8 +220,8 @@ func (o EnvironmentOutput) Mode() EnvironmentModePtrOutput {
 }
 
 // Egress policy: omitted (all egress allowed), `{allowlist: [...]}` or `{disabled: true}`. Any change replaces the environment.
-func (o EnvironmentOutput) Network() NetworkAllowlistPtrOutput {
-	return o.ApplyT(func(v *Environment) NetworkAllowlistPtrOutput { return v.Network }).(NetworkAllowlistPtrOutput)
+func (o EnvironmentOutput) Network() EgressPolicyPtrOutput {
+	return o.ApplyT(func(v *Environment) EgressPolicyPtrOutput { return v.Network }).(EgressPolicyPtrOutput)
 }
 
 // Total size of the environment's files, in bytes.

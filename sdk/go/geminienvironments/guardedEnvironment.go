@@ -25,7 +25,7 @@ type GuardedEnvironment struct {
 	// The hooks config and scripts, shipped as `.agents/hooks.json` and `.agents/hooks-scripts/*`.
 	Hooks HookBundlePtrOutput `pulumi:"hooks"`
 	// The egress policy (omitted: all egress allowed; the TypeScript component asks for it explicitly); HTTP hooks need their hosts allowed.
-	Network NetworkAllowlistPtrOutput `pulumi:"network"`
+	Network EgressPolicyPtrOutput `pulumi:"network"`
 	// The policy cases' outcome at this preview or update: `N passed`, or `skipped` where no sandbox runs them (a failed case fails the operation). Absent without cases.
 	PolicyTests pulumi.StringPtrOutput `pulumi:"policyTests"`
 	// Total size of the environment's files, in bytes.
@@ -66,7 +66,7 @@ type guardedEnvironmentArgs struct {
 	// The hooks config and scripts, shipped as `.agents/hooks.json` and `.agents/hooks-scripts/*`.
 	Hooks HookBundle `pulumi:"hooks"`
 	// The egress policy (omitted: all egress allowed; the TypeScript component asks for it explicitly); HTTP hooks need their hosts allowed.
-	Network *NetworkAllowlist `pulumi:"network"`
+	Network *EgressPolicy `pulumi:"network"`
 	// More sources after the bundle's, e.g. the workspace the agent works on.
 	Sources []Source `pulumi:"sources"`
 	// The Environment's `updateStrategy`: `in_place` (default: a hook change uploads the files, the agent's work stays) or `replace`.
@@ -80,7 +80,7 @@ type GuardedEnvironmentArgs struct {
 	// The hooks config and scripts, shipped as `.agents/hooks.json` and `.agents/hooks-scripts/*`.
 	Hooks HookBundleInput
 	// The egress policy (omitted: all egress allowed; the TypeScript component asks for it explicitly); HTTP hooks need their hosts allowed.
-	Network NetworkAllowlistPtrInput
+	Network EgressPolicyPtrInput
 	// More sources after the bundle's, e.g. the workspace the agent works on.
 	Sources SourceArrayInput
 	// The Environment's `updateStrategy`: `in_place` (default: a hook change uploads the files, the agent's work stays) or `replace`.
@@ -145,8 +145,8 @@ func (o GuardedEnvironmentOutput) Hooks() HookBundlePtrOutput {
 }
 
 // The egress policy (omitted: all egress allowed; the TypeScript component asks for it explicitly); HTTP hooks need their hosts allowed.
-func (o GuardedEnvironmentOutput) Network() NetworkAllowlistPtrOutput {
-	return o.ApplyT(func(v *GuardedEnvironment) NetworkAllowlistPtrOutput { return v.Network }).(NetworkAllowlistPtrOutput)
+func (o GuardedEnvironmentOutput) Network() EgressPolicyPtrOutput {
+	return o.ApplyT(func(v *GuardedEnvironment) EgressPolicyPtrOutput { return v.Network }).(EgressPolicyPtrOutput)
 }
 
 // The policy cases' outcome at this preview or update: `N passed`, or `skipped` where no sandbox runs them (a failed case fails the operation). Absent without cases.

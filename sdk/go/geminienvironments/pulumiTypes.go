@@ -340,6 +340,165 @@ func (o CommandHandlerPtrOutput) Type() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
+// Egress policy: `allowlist` (only the listed domains) or `disabled: true` (no network); leave the network out to allow all egress.
+type EgressPolicy struct {
+	// Allowed domains, in order (their transforms apply in that order); an empty list allows nothing. Leave it out with `disabled: true`.
+	Allowlist []AllowlistEntry `pulumi:"allowlist"`
+	// `true`: no network access at all, HTTP hooks included (the API's `"disabled"`).
+	Disabled *bool `pulumi:"disabled"`
+}
+
+// EgressPolicyInput is an input type that accepts EgressPolicyArgs and EgressPolicyOutput values.
+// You can construct a concrete instance of `EgressPolicyInput` via:
+//
+//	EgressPolicyArgs{...}
+type EgressPolicyInput interface {
+	pulumi.Input
+
+	ToEgressPolicyOutput() EgressPolicyOutput
+	ToEgressPolicyOutputWithContext(context.Context) EgressPolicyOutput
+}
+
+// Egress policy: `allowlist` (only the listed domains) or `disabled: true` (no network); leave the network out to allow all egress.
+type EgressPolicyArgs struct {
+	// Allowed domains, in order (their transforms apply in that order); an empty list allows nothing. Leave it out with `disabled: true`.
+	Allowlist AllowlistEntryArrayInput `pulumi:"allowlist"`
+	// `true`: no network access at all, HTTP hooks included (the API's `"disabled"`).
+	Disabled pulumi.BoolPtrInput `pulumi:"disabled"`
+}
+
+func (EgressPolicyArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*EgressPolicy)(nil)).Elem()
+}
+
+func (i EgressPolicyArgs) ToEgressPolicyOutput() EgressPolicyOutput {
+	return i.ToEgressPolicyOutputWithContext(context.Background())
+}
+
+func (i EgressPolicyArgs) ToEgressPolicyOutputWithContext(ctx context.Context) EgressPolicyOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(EgressPolicyOutput)
+}
+
+func (i EgressPolicyArgs) ToEgressPolicyPtrOutput() EgressPolicyPtrOutput {
+	return i.ToEgressPolicyPtrOutputWithContext(context.Background())
+}
+
+func (i EgressPolicyArgs) ToEgressPolicyPtrOutputWithContext(ctx context.Context) EgressPolicyPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(EgressPolicyOutput).ToEgressPolicyPtrOutputWithContext(ctx)
+}
+
+// EgressPolicyPtrInput is an input type that accepts EgressPolicyArgs, EgressPolicyPtr and EgressPolicyPtrOutput values.
+// You can construct a concrete instance of `EgressPolicyPtrInput` via:
+//
+//	        EgressPolicyArgs{...}
+//
+//	or:
+//
+//	        nil
+type EgressPolicyPtrInput interface {
+	pulumi.Input
+
+	ToEgressPolicyPtrOutput() EgressPolicyPtrOutput
+	ToEgressPolicyPtrOutputWithContext(context.Context) EgressPolicyPtrOutput
+}
+
+type egressPolicyPtrType EgressPolicyArgs
+
+func EgressPolicyPtr(v *EgressPolicyArgs) EgressPolicyPtrInput {
+	return (*egressPolicyPtrType)(v)
+}
+
+func (*egressPolicyPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**EgressPolicy)(nil)).Elem()
+}
+
+func (i *egressPolicyPtrType) ToEgressPolicyPtrOutput() EgressPolicyPtrOutput {
+	return i.ToEgressPolicyPtrOutputWithContext(context.Background())
+}
+
+func (i *egressPolicyPtrType) ToEgressPolicyPtrOutputWithContext(ctx context.Context) EgressPolicyPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(EgressPolicyPtrOutput)
+}
+
+// Egress policy: `allowlist` (only the listed domains) or `disabled: true` (no network); leave the network out to allow all egress.
+type EgressPolicyOutput struct{ *pulumi.OutputState }
+
+func (EgressPolicyOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*EgressPolicy)(nil)).Elem()
+}
+
+func (o EgressPolicyOutput) ToEgressPolicyOutput() EgressPolicyOutput {
+	return o
+}
+
+func (o EgressPolicyOutput) ToEgressPolicyOutputWithContext(ctx context.Context) EgressPolicyOutput {
+	return o
+}
+
+func (o EgressPolicyOutput) ToEgressPolicyPtrOutput() EgressPolicyPtrOutput {
+	return o.ToEgressPolicyPtrOutputWithContext(context.Background())
+}
+
+func (o EgressPolicyOutput) ToEgressPolicyPtrOutputWithContext(ctx context.Context) EgressPolicyPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v EgressPolicy) *EgressPolicy {
+		return &v
+	}).(EgressPolicyPtrOutput)
+}
+
+// Allowed domains, in order (their transforms apply in that order); an empty list allows nothing. Leave it out with `disabled: true`.
+func (o EgressPolicyOutput) Allowlist() AllowlistEntryArrayOutput {
+	return o.ApplyT(func(v EgressPolicy) []AllowlistEntry { return v.Allowlist }).(AllowlistEntryArrayOutput)
+}
+
+// `true`: no network access at all, HTTP hooks included (the API's `"disabled"`).
+func (o EgressPolicyOutput) Disabled() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v EgressPolicy) *bool { return v.Disabled }).(pulumi.BoolPtrOutput)
+}
+
+type EgressPolicyPtrOutput struct{ *pulumi.OutputState }
+
+func (EgressPolicyPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**EgressPolicy)(nil)).Elem()
+}
+
+func (o EgressPolicyPtrOutput) ToEgressPolicyPtrOutput() EgressPolicyPtrOutput {
+	return o
+}
+
+func (o EgressPolicyPtrOutput) ToEgressPolicyPtrOutputWithContext(ctx context.Context) EgressPolicyPtrOutput {
+	return o
+}
+
+func (o EgressPolicyPtrOutput) Elem() EgressPolicyOutput {
+	return o.ApplyT(func(v *EgressPolicy) EgressPolicy {
+		if v != nil {
+			return *v
+		}
+		var ret EgressPolicy
+		return ret
+	}).(EgressPolicyOutput)
+}
+
+// Allowed domains, in order (their transforms apply in that order); an empty list allows nothing. Leave it out with `disabled: true`.
+func (o EgressPolicyPtrOutput) Allowlist() AllowlistEntryArrayOutput {
+	return o.ApplyT(func(v *EgressPolicy) []AllowlistEntry {
+		if v == nil {
+			return nil
+		}
+		return v.Allowlist
+	}).(AllowlistEntryArrayOutput)
+}
+
+// `true`: no network access at all, HTTP hooks included (the API's `"disabled"`).
+func (o EgressPolicyPtrOutput) Disabled() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *EgressPolicy) *bool {
+		if v == nil {
+			return nil
+		}
+		return v.Disabled
+	}).(pulumi.BoolPtrOutput)
+}
+
 // A hooks config and the scripts it runs, shipped as inline sources.
 type HookBundle struct {
 	// The `.agents/hooks.json` content: named groups, in the order they run.
@@ -1265,165 +1424,6 @@ func (o HttpHandlerPtrOutput) Url() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
-// Egress policy: `allowlist` (only the listed domains) or `disabled: true` (no network); leave the network out to allow all egress.
-type NetworkAllowlist struct {
-	// Allowed domains, in order (their transforms apply in that order); an empty list allows nothing. Leave it out with `disabled: true`.
-	Allowlist []AllowlistEntry `pulumi:"allowlist"`
-	// `true`: no network access at all, HTTP hooks included (the API's `"disabled"`).
-	Disabled *bool `pulumi:"disabled"`
-}
-
-// NetworkAllowlistInput is an input type that accepts NetworkAllowlistArgs and NetworkAllowlistOutput values.
-// You can construct a concrete instance of `NetworkAllowlistInput` via:
-//
-//	NetworkAllowlistArgs{...}
-type NetworkAllowlistInput interface {
-	pulumi.Input
-
-	ToNetworkAllowlistOutput() NetworkAllowlistOutput
-	ToNetworkAllowlistOutputWithContext(context.Context) NetworkAllowlistOutput
-}
-
-// Egress policy: `allowlist` (only the listed domains) or `disabled: true` (no network); leave the network out to allow all egress.
-type NetworkAllowlistArgs struct {
-	// Allowed domains, in order (their transforms apply in that order); an empty list allows nothing. Leave it out with `disabled: true`.
-	Allowlist AllowlistEntryArrayInput `pulumi:"allowlist"`
-	// `true`: no network access at all, HTTP hooks included (the API's `"disabled"`).
-	Disabled pulumi.BoolPtrInput `pulumi:"disabled"`
-}
-
-func (NetworkAllowlistArgs) ElementType() reflect.Type {
-	return reflect.TypeOf((*NetworkAllowlist)(nil)).Elem()
-}
-
-func (i NetworkAllowlistArgs) ToNetworkAllowlistOutput() NetworkAllowlistOutput {
-	return i.ToNetworkAllowlistOutputWithContext(context.Background())
-}
-
-func (i NetworkAllowlistArgs) ToNetworkAllowlistOutputWithContext(ctx context.Context) NetworkAllowlistOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(NetworkAllowlistOutput)
-}
-
-func (i NetworkAllowlistArgs) ToNetworkAllowlistPtrOutput() NetworkAllowlistPtrOutput {
-	return i.ToNetworkAllowlistPtrOutputWithContext(context.Background())
-}
-
-func (i NetworkAllowlistArgs) ToNetworkAllowlistPtrOutputWithContext(ctx context.Context) NetworkAllowlistPtrOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(NetworkAllowlistOutput).ToNetworkAllowlistPtrOutputWithContext(ctx)
-}
-
-// NetworkAllowlistPtrInput is an input type that accepts NetworkAllowlistArgs, NetworkAllowlistPtr and NetworkAllowlistPtrOutput values.
-// You can construct a concrete instance of `NetworkAllowlistPtrInput` via:
-//
-//	        NetworkAllowlistArgs{...}
-//
-//	or:
-//
-//	        nil
-type NetworkAllowlistPtrInput interface {
-	pulumi.Input
-
-	ToNetworkAllowlistPtrOutput() NetworkAllowlistPtrOutput
-	ToNetworkAllowlistPtrOutputWithContext(context.Context) NetworkAllowlistPtrOutput
-}
-
-type networkAllowlistPtrType NetworkAllowlistArgs
-
-func NetworkAllowlistPtr(v *NetworkAllowlistArgs) NetworkAllowlistPtrInput {
-	return (*networkAllowlistPtrType)(v)
-}
-
-func (*networkAllowlistPtrType) ElementType() reflect.Type {
-	return reflect.TypeOf((**NetworkAllowlist)(nil)).Elem()
-}
-
-func (i *networkAllowlistPtrType) ToNetworkAllowlistPtrOutput() NetworkAllowlistPtrOutput {
-	return i.ToNetworkAllowlistPtrOutputWithContext(context.Background())
-}
-
-func (i *networkAllowlistPtrType) ToNetworkAllowlistPtrOutputWithContext(ctx context.Context) NetworkAllowlistPtrOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(NetworkAllowlistPtrOutput)
-}
-
-// Egress policy: `allowlist` (only the listed domains) or `disabled: true` (no network); leave the network out to allow all egress.
-type NetworkAllowlistOutput struct{ *pulumi.OutputState }
-
-func (NetworkAllowlistOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((*NetworkAllowlist)(nil)).Elem()
-}
-
-func (o NetworkAllowlistOutput) ToNetworkAllowlistOutput() NetworkAllowlistOutput {
-	return o
-}
-
-func (o NetworkAllowlistOutput) ToNetworkAllowlistOutputWithContext(ctx context.Context) NetworkAllowlistOutput {
-	return o
-}
-
-func (o NetworkAllowlistOutput) ToNetworkAllowlistPtrOutput() NetworkAllowlistPtrOutput {
-	return o.ToNetworkAllowlistPtrOutputWithContext(context.Background())
-}
-
-func (o NetworkAllowlistOutput) ToNetworkAllowlistPtrOutputWithContext(ctx context.Context) NetworkAllowlistPtrOutput {
-	return o.ApplyTWithContext(ctx, func(_ context.Context, v NetworkAllowlist) *NetworkAllowlist {
-		return &v
-	}).(NetworkAllowlistPtrOutput)
-}
-
-// Allowed domains, in order (their transforms apply in that order); an empty list allows nothing. Leave it out with `disabled: true`.
-func (o NetworkAllowlistOutput) Allowlist() AllowlistEntryArrayOutput {
-	return o.ApplyT(func(v NetworkAllowlist) []AllowlistEntry { return v.Allowlist }).(AllowlistEntryArrayOutput)
-}
-
-// `true`: no network access at all, HTTP hooks included (the API's `"disabled"`).
-func (o NetworkAllowlistOutput) Disabled() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v NetworkAllowlist) *bool { return v.Disabled }).(pulumi.BoolPtrOutput)
-}
-
-type NetworkAllowlistPtrOutput struct{ *pulumi.OutputState }
-
-func (NetworkAllowlistPtrOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((**NetworkAllowlist)(nil)).Elem()
-}
-
-func (o NetworkAllowlistPtrOutput) ToNetworkAllowlistPtrOutput() NetworkAllowlistPtrOutput {
-	return o
-}
-
-func (o NetworkAllowlistPtrOutput) ToNetworkAllowlistPtrOutputWithContext(ctx context.Context) NetworkAllowlistPtrOutput {
-	return o
-}
-
-func (o NetworkAllowlistPtrOutput) Elem() NetworkAllowlistOutput {
-	return o.ApplyT(func(v *NetworkAllowlist) NetworkAllowlist {
-		if v != nil {
-			return *v
-		}
-		var ret NetworkAllowlist
-		return ret
-	}).(NetworkAllowlistOutput)
-}
-
-// Allowed domains, in order (their transforms apply in that order); an empty list allows nothing. Leave it out with `disabled: true`.
-func (o NetworkAllowlistPtrOutput) Allowlist() AllowlistEntryArrayOutput {
-	return o.ApplyT(func(v *NetworkAllowlist) []AllowlistEntry {
-		if v == nil {
-			return nil
-		}
-		return v.Allowlist
-	}).(AllowlistEntryArrayOutput)
-}
-
-// `true`: no network access at all, HTTP hooks included (the API's `"disabled"`).
-func (o NetworkAllowlistPtrOutput) Disabled() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v *NetworkAllowlist) *bool {
-		if v == nil {
-			return nil
-		}
-		return v.Disabled
-	}).(pulumi.BoolPtrOutput)
-}
-
 // What to put into an environment: inline content, or a repository, bucket or skill to copy in.
 type Source struct {
 	// Inline content (UTF-8 text, or base64 when `encoding` is `base64`).
@@ -1565,6 +1565,8 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*AllowlistEntryArrayInput)(nil)).Elem(), AllowlistEntryArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*CommandHandlerInput)(nil)).Elem(), CommandHandlerArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*CommandHandlerPtrInput)(nil)).Elem(), CommandHandlerArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*EgressPolicyInput)(nil)).Elem(), EgressPolicyArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*EgressPolicyPtrInput)(nil)).Elem(), EgressPolicyArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*HookBundleInput)(nil)).Elem(), HookBundleArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*HookHandlerInput)(nil)).Elem(), HookHandlerArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*HookHandlerArrayInput)(nil)).Elem(), HookHandlerArray{})
@@ -1576,14 +1578,14 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*HooksTestCaseArrayInput)(nil)).Elem(), HooksTestCaseArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*HttpHandlerInput)(nil)).Elem(), HttpHandlerArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*HttpHandlerPtrInput)(nil)).Elem(), HttpHandlerArgs{})
-	pulumi.RegisterInputType(reflect.TypeOf((*NetworkAllowlistInput)(nil)).Elem(), NetworkAllowlistArgs{})
-	pulumi.RegisterInputType(reflect.TypeOf((*NetworkAllowlistPtrInput)(nil)).Elem(), NetworkAllowlistArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*SourceInput)(nil)).Elem(), SourceArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*SourceArrayInput)(nil)).Elem(), SourceArray{})
 	pulumi.RegisterOutputType(AllowlistEntryOutput{})
 	pulumi.RegisterOutputType(AllowlistEntryArrayOutput{})
 	pulumi.RegisterOutputType(CommandHandlerOutput{})
 	pulumi.RegisterOutputType(CommandHandlerPtrOutput{})
+	pulumi.RegisterOutputType(EgressPolicyOutput{})
+	pulumi.RegisterOutputType(EgressPolicyPtrOutput{})
 	pulumi.RegisterOutputType(HookBundleOutput{})
 	pulumi.RegisterOutputType(HookBundlePtrOutput{})
 	pulumi.RegisterOutputType(HookHandlerOutput{})
@@ -1596,8 +1598,6 @@ func init() {
 	pulumi.RegisterOutputType(HooksTestCaseArrayOutput{})
 	pulumi.RegisterOutputType(HttpHandlerOutput{})
 	pulumi.RegisterOutputType(HttpHandlerPtrOutput{})
-	pulumi.RegisterOutputType(NetworkAllowlistOutput{})
-	pulumi.RegisterOutputType(NetworkAllowlistPtrOutput{})
 	pulumi.RegisterOutputType(SourceOutput{})
 	pulumi.RegisterOutputType(SourceArrayOutput{})
 }

@@ -20,6 +20,8 @@ __all__ = [
     'AllowlistEntryArgsDict',
     'CommandHandlerArgs',
     'CommandHandlerArgsDict',
+    'EgressPolicyArgs',
+    'EgressPolicyArgsDict',
     'HookBundleArgs',
     'HookBundleArgsDict',
     'HookHandlerArgs',
@@ -32,8 +34,6 @@ __all__ = [
     'HooksTestCaseArgsDict',
     'HttpHandlerArgs',
     'HttpHandlerArgsDict',
-    'NetworkAllowlistArgs',
-    'NetworkAllowlistArgsDict',
     'SourceArgs',
     'SourceArgsDict',
 ]
@@ -186,6 +186,60 @@ class CommandHandlerArgs:
     @type.setter
     def type(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "type", value)
+
+
+class EgressPolicyArgsDict(TypedDict):
+    """
+    Egress policy: `allowlist` (only the listed domains) or `disabled: true` (no network); leave the network out to allow all egress.
+    """
+    allowlist: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input['AllowlistEntryArgsDict']]]]]
+    """
+    Allowed domains, in order (their transforms apply in that order); an empty list allows nothing. Leave it out with `disabled: true`.
+    """
+    disabled: NotRequired[pulumi.Input[Optional[_builtins.bool]]]
+    """
+    `true`: no network access at all, HTTP hooks included (the API's `"disabled"`).
+    """
+
+@pulumi.input_type
+class EgressPolicyArgs:
+    def __init__(__self__, *,
+                 allowlist: pulumi.Input[Optional[Sequence[pulumi.Input['AllowlistEntryArgs']]]] = None,
+                 disabled: pulumi.Input[Optional[_builtins.bool]] = None):
+        """
+        Egress policy: `allowlist` (only the listed domains) or `disabled: true` (no network); leave the network out to allow all egress.
+
+        :param pulumi.Input[Sequence[pulumi.Input['AllowlistEntryArgs']]] allowlist: Allowed domains, in order (their transforms apply in that order); an empty list allows nothing. Leave it out with `disabled: true`.
+        :param pulumi.Input[_builtins.bool] disabled: `true`: no network access at all, HTTP hooks included (the API's `"disabled"`).
+        """
+        if allowlist is not None:
+            pulumi.set(__self__, "allowlist", allowlist)
+        if disabled is not None:
+            pulumi.set(__self__, "disabled", disabled)
+
+    @_builtins.property
+    @pulumi.getter
+    def allowlist(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['AllowlistEntryArgs']]]]:
+        """
+        Allowed domains, in order (their transforms apply in that order); an empty list allows nothing. Leave it out with `disabled: true`.
+        """
+        return pulumi.get(self, "allowlist")
+
+    @allowlist.setter
+    def allowlist(self, value: pulumi.Input[Optional[Sequence[pulumi.Input['AllowlistEntryArgs']]]]):
+        pulumi.set(self, "allowlist", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def disabled(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        `true`: no network access at all, HTTP hooks included (the API's `"disabled"`).
+        """
+        return pulumi.get(self, "disabled")
+
+    @disabled.setter
+    def disabled(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "disabled", value)
 
 
 class HookBundleArgsDict(TypedDict):
@@ -692,60 +746,6 @@ class HttpHandlerArgs:
     @type.setter
     def type(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "type", value)
-
-
-class NetworkAllowlistArgsDict(TypedDict):
-    """
-    Egress policy: `allowlist` (only the listed domains) or `disabled: true` (no network); leave the network out to allow all egress.
-    """
-    allowlist: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input['AllowlistEntryArgsDict']]]]]
-    """
-    Allowed domains, in order (their transforms apply in that order); an empty list allows nothing. Leave it out with `disabled: true`.
-    """
-    disabled: NotRequired[pulumi.Input[Optional[_builtins.bool]]]
-    """
-    `true`: no network access at all, HTTP hooks included (the API's `"disabled"`).
-    """
-
-@pulumi.input_type
-class NetworkAllowlistArgs:
-    def __init__(__self__, *,
-                 allowlist: pulumi.Input[Optional[Sequence[pulumi.Input['AllowlistEntryArgs']]]] = None,
-                 disabled: pulumi.Input[Optional[_builtins.bool]] = None):
-        """
-        Egress policy: `allowlist` (only the listed domains) or `disabled: true` (no network); leave the network out to allow all egress.
-
-        :param pulumi.Input[Sequence[pulumi.Input['AllowlistEntryArgs']]] allowlist: Allowed domains, in order (their transforms apply in that order); an empty list allows nothing. Leave it out with `disabled: true`.
-        :param pulumi.Input[_builtins.bool] disabled: `true`: no network access at all, HTTP hooks included (the API's `"disabled"`).
-        """
-        if allowlist is not None:
-            pulumi.set(__self__, "allowlist", allowlist)
-        if disabled is not None:
-            pulumi.set(__self__, "disabled", disabled)
-
-    @_builtins.property
-    @pulumi.getter
-    def allowlist(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['AllowlistEntryArgs']]]]:
-        """
-        Allowed domains, in order (their transforms apply in that order); an empty list allows nothing. Leave it out with `disabled: true`.
-        """
-        return pulumi.get(self, "allowlist")
-
-    @allowlist.setter
-    def allowlist(self, value: pulumi.Input[Optional[Sequence[pulumi.Input['AllowlistEntryArgs']]]]):
-        pulumi.set(self, "allowlist", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def disabled(self) -> pulumi.Input[Optional[_builtins.bool]]:
-        """
-        `true`: no network access at all, HTTP hooks included (the API's `"disabled"`).
-        """
-        return pulumi.get(self, "disabled")
-
-    @disabled.setter
-    def disabled(self, value: pulumi.Input[Optional[_builtins.bool]]):
-        pulumi.set(self, "disabled", value)
 
 
 class SourceArgsDict(TypedDict):

@@ -26,7 +26,7 @@ class EnvironmentArgs:
                  custom_config: pulumi.Input[Optional[Mapping[str, Any]]] = None,
                  from_environment: pulumi.Input[Optional[_builtins.str]] = None,
                  mode: pulumi.Input[Optional['EnvironmentMode']] = None,
-                 network: pulumi.Input[Optional['NetworkAllowlistArgs']] = None,
+                 network: pulumi.Input[Optional['EgressPolicyArgs']] = None,
                  sources: pulumi.Input[Optional[Sequence[pulumi.Input['SourceArgs']]]] = None,
                  system_instruction: pulumi.Input[Optional[_builtins.str]] = None,
                  update_strategy: pulumi.Input[Optional['UpdateStrategy']] = None):
@@ -37,7 +37,7 @@ class EnvironmentArgs:
         :param pulumi.Input[Mapping[str, Any]] custom_config: Any JSON object, passed through to the self-hosted environment poller, e.g. `{pool: "gpu"}`; self_hosted only. A change replaces the environment.
         :param pulumi.Input[_builtins.str] from_environment: Start from a copy of another environment's current files (`env_…` or `environments/env_…`).
         :param pulumi.Input['EnvironmentMode'] mode: `on_demand` (default: the service runs the sandbox) or `self_hosted` (your sandbox daemon polls for the work, authenticated by `environmentKey`). A change replaces the environment.
-        :param pulumi.Input['NetworkAllowlistArgs'] network: Egress policy: omitted (all egress allowed), `{allowlist: [...]}` or `{disabled: true}`. Any change replaces the environment.
+        :param pulumi.Input['EgressPolicyArgs'] network: Egress policy: omitted (all egress allowed), `{allowlist: [...]}` or `{disabled: true}`. Any change replaces the environment.
         :param pulumi.Input[Sequence[pulumi.Input['SourceArgs']]] sources: What to put into the environment. Editing an inline source's content, or adding inline sources at the end, uploads the files and keeps the environment (see `updateStrategy`); any other change replaces it: the API cannot remove a file.
         :param pulumi.Input[_builtins.str] system_instruction: System instruction for the interactions in this environment; self_hosted only. A change replaces the environment.
         :param pulumi.Input['UpdateStrategy'] update_strategy: How a change to inline sources' content is applied: `in_place` (default) uploads the changed and added files and keeps the environment, its id and the files the agent wrote; `replace` creates a new environment for any change. `inPlace`, its name before 0.2.0, is read as `in_place`.
@@ -113,14 +113,14 @@ class EnvironmentArgs:
 
     @_builtins.property
     @pulumi.getter
-    def network(self) -> pulumi.Input[Optional['NetworkAllowlistArgs']]:
+    def network(self) -> pulumi.Input[Optional['EgressPolicyArgs']]:
         """
         Egress policy: omitted (all egress allowed), `{allowlist: [...]}` or `{disabled: true}`. Any change replaces the environment.
         """
         return pulumi.get(self, "network")
 
     @network.setter
-    def network(self, value: pulumi.Input[Optional['NetworkAllowlistArgs']]):
+    def network(self, value: pulumi.Input[Optional['EgressPolicyArgs']]):
         pulumi.set(self, "network", value)
 
     @_builtins.property
@@ -170,7 +170,7 @@ class Environment(pulumi.CustomResource):
                  custom_config: pulumi.Input[Optional[Mapping[str, Any]]] = None,
                  from_environment: pulumi.Input[Optional[_builtins.str]] = None,
                  mode: pulumi.Input[Optional['EnvironmentMode']] = None,
-                 network: pulumi.Input[Optional[Union['NetworkAllowlistArgs', 'NetworkAllowlistArgsDict']]] = None,
+                 network: pulumi.Input[Optional[Union['EgressPolicyArgs', 'EgressPolicyArgsDict']]] = None,
                  sources: pulumi.Input[Optional[Sequence[pulumi.Input[Union['SourceArgs', 'SourceArgsDict']]]]] = None,
                  system_instruction: pulumi.Input[Optional[_builtins.str]] = None,
                  update_strategy: pulumi.Input[Optional['UpdateStrategy']] = None,
@@ -184,7 +184,7 @@ class Environment(pulumi.CustomResource):
         :param pulumi.Input[Mapping[str, Any]] custom_config: Any JSON object, passed through to the self-hosted environment poller, e.g. `{pool: "gpu"}`; self_hosted only. A change replaces the environment.
         :param pulumi.Input[_builtins.str] from_environment: Start from a copy of another environment's current files (`env_…` or `environments/env_…`).
         :param pulumi.Input['EnvironmentMode'] mode: `on_demand` (default: the service runs the sandbox) or `self_hosted` (your sandbox daemon polls for the work, authenticated by `environmentKey`). A change replaces the environment.
-        :param pulumi.Input[Union['NetworkAllowlistArgs', 'NetworkAllowlistArgsDict']] network: Egress policy: omitted (all egress allowed), `{allowlist: [...]}` or `{disabled: true}`. Any change replaces the environment.
+        :param pulumi.Input[Union['EgressPolicyArgs', 'EgressPolicyArgsDict']] network: Egress policy: omitted (all egress allowed), `{allowlist: [...]}` or `{disabled: true}`. Any change replaces the environment.
         :param pulumi.Input[Sequence[pulumi.Input[Union['SourceArgs', 'SourceArgsDict']]]] sources: What to put into the environment. Editing an inline source's content, or adding inline sources at the end, uploads the files and keeps the environment (see `updateStrategy`); any other change replaces it: the API cannot remove a file.
         :param pulumi.Input[_builtins.str] system_instruction: System instruction for the interactions in this environment; self_hosted only. A change replaces the environment.
         :param pulumi.Input['UpdateStrategy'] update_strategy: How a change to inline sources' content is applied: `in_place` (default) uploads the changed and added files and keeps the environment, its id and the files the agent wrote; `replace` creates a new environment for any change. `inPlace`, its name before 0.2.0, is read as `in_place`.
@@ -217,7 +217,7 @@ class Environment(pulumi.CustomResource):
                  custom_config: pulumi.Input[Optional[Mapping[str, Any]]] = None,
                  from_environment: pulumi.Input[Optional[_builtins.str]] = None,
                  mode: pulumi.Input[Optional['EnvironmentMode']] = None,
-                 network: pulumi.Input[Optional[Union['NetworkAllowlistArgs', 'NetworkAllowlistArgsDict']]] = None,
+                 network: pulumi.Input[Optional[Union['EgressPolicyArgs', 'EgressPolicyArgsDict']]] = None,
                  sources: pulumi.Input[Optional[Sequence[pulumi.Input[Union['SourceArgs', 'SourceArgsDict']]]]] = None,
                  system_instruction: pulumi.Input[Optional[_builtins.str]] = None,
                  update_strategy: pulumi.Input[Optional['UpdateStrategy']] = None,
@@ -366,7 +366,7 @@ class Environment(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
-    def network(self) -> pulumi.Output[Optional['outputs.NetworkAllowlist']]:
+    def network(self) -> pulumi.Output[Optional['outputs.EgressPolicy']]:
         """
         Egress policy: omitted (all egress allowed), `{allowlist: [...]}` or `{disabled: true}`. Any change replaces the environment.
         """

@@ -24,7 +24,7 @@ class GuardedEnvironmentArgs:
     def __init__(__self__, *,
                  hooks: pulumi.Input['HookBundleArgs'],
                  acknowledged_warnings: pulumi.Input[Optional[Sequence[pulumi.Input['LintCode']]]] = None,
-                 network: pulumi.Input[Optional['NetworkAllowlistArgs']] = None,
+                 network: pulumi.Input[Optional['EgressPolicyArgs']] = None,
                  sources: pulumi.Input[Optional[Sequence[pulumi.Input['SourceArgs']]]] = None,
                  update_strategy: pulumi.Input[Optional['UpdateStrategy']] = None):
         """
@@ -32,7 +32,7 @@ class GuardedEnvironmentArgs:
 
         :param pulumi.Input['HookBundleArgs'] hooks: The hooks config and scripts, shipped as `.agents/hooks.json` and `.agents/hooks-scripts/*`.
         :param pulumi.Input[Sequence[pulumi.Input['LintCode']]] acknowledged_warnings: Linter warning codes reviewed and accepted, not reported again (errors cannot be acknowledged).
-        :param pulumi.Input['NetworkAllowlistArgs'] network: The egress policy (omitted: all egress allowed; the TypeScript component asks for it explicitly); HTTP hooks need their hosts allowed.
+        :param pulumi.Input['EgressPolicyArgs'] network: The egress policy (omitted: all egress allowed; the TypeScript component asks for it explicitly); HTTP hooks need their hosts allowed.
         :param pulumi.Input[Sequence[pulumi.Input['SourceArgs']]] sources: More sources after the bundle's, e.g. the workspace the agent works on.
         :param pulumi.Input['UpdateStrategy'] update_strategy: The Environment's `updateStrategy`: `in_place` (default: a hook change uploads the files, the agent's work stays) or `replace`.
         """
@@ -74,14 +74,14 @@ class GuardedEnvironmentArgs:
 
     @_builtins.property
     @pulumi.getter
-    def network(self) -> pulumi.Input[Optional['NetworkAllowlistArgs']]:
+    def network(self) -> pulumi.Input[Optional['EgressPolicyArgs']]:
         """
         The egress policy (omitted: all egress allowed; the TypeScript component asks for it explicitly); HTTP hooks need their hosts allowed.
         """
         return pulumi.get(self, "network")
 
     @network.setter
-    def network(self, value: pulumi.Input[Optional['NetworkAllowlistArgs']]):
+    def network(self, value: pulumi.Input[Optional['EgressPolicyArgs']]):
         pulumi.set(self, "network", value)
 
     @_builtins.property
@@ -117,7 +117,7 @@ class GuardedEnvironment(pulumi.ComponentResource):
                  opts: Optional[pulumi.ResourceOptions] = None,
                  acknowledged_warnings: pulumi.Input[Optional[Sequence[pulumi.Input['LintCode']]]] = None,
                  hooks: pulumi.Input[Optional[Union['HookBundleArgs', 'HookBundleArgsDict']]] = None,
-                 network: pulumi.Input[Optional[Union['NetworkAllowlistArgs', 'NetworkAllowlistArgsDict']]] = None,
+                 network: pulumi.Input[Optional[Union['EgressPolicyArgs', 'EgressPolicyArgsDict']]] = None,
                  sources: pulumi.Input[Optional[Sequence[pulumi.Input[Union['SourceArgs', 'SourceArgsDict']]]]] = None,
                  update_strategy: pulumi.Input[Optional['UpdateStrategy']] = None,
                  __props__=None):
@@ -128,7 +128,7 @@ class GuardedEnvironment(pulumi.ComponentResource):
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[Sequence[pulumi.Input['LintCode']]] acknowledged_warnings: Linter warning codes reviewed and accepted, not reported again (errors cannot be acknowledged).
         :param pulumi.Input[Union['HookBundleArgs', 'HookBundleArgsDict']] hooks: The hooks config and scripts, shipped as `.agents/hooks.json` and `.agents/hooks-scripts/*`.
-        :param pulumi.Input[Union['NetworkAllowlistArgs', 'NetworkAllowlistArgsDict']] network: The egress policy (omitted: all egress allowed; the TypeScript component asks for it explicitly); HTTP hooks need their hosts allowed.
+        :param pulumi.Input[Union['EgressPolicyArgs', 'EgressPolicyArgsDict']] network: The egress policy (omitted: all egress allowed; the TypeScript component asks for it explicitly); HTTP hooks need their hosts allowed.
         :param pulumi.Input[Sequence[pulumi.Input[Union['SourceArgs', 'SourceArgsDict']]]] sources: More sources after the bundle's, e.g. the workspace the agent works on.
         :param pulumi.Input['UpdateStrategy'] update_strategy: The Environment's `updateStrategy`: `in_place` (default: a hook change uploads the files, the agent's work stays) or `replace`.
         """
@@ -158,7 +158,7 @@ class GuardedEnvironment(pulumi.ComponentResource):
                  opts: Optional[pulumi.ResourceOptions] = None,
                  acknowledged_warnings: pulumi.Input[Optional[Sequence[pulumi.Input['LintCode']]]] = None,
                  hooks: pulumi.Input[Optional[Union['HookBundleArgs', 'HookBundleArgsDict']]] = None,
-                 network: pulumi.Input[Optional[Union['NetworkAllowlistArgs', 'NetworkAllowlistArgsDict']]] = None,
+                 network: pulumi.Input[Optional[Union['EgressPolicyArgs', 'EgressPolicyArgsDict']]] = None,
                  sources: pulumi.Input[Optional[Sequence[pulumi.Input[Union['SourceArgs', 'SourceArgsDict']]]]] = None,
                  update_strategy: pulumi.Input[Optional['UpdateStrategy']] = None,
                  __props__=None):
@@ -227,7 +227,7 @@ class GuardedEnvironment(pulumi.ComponentResource):
 
     @_builtins.property
     @pulumi.getter
-    def network(self) -> pulumi.Output[Optional['outputs.NetworkAllowlist']]:
+    def network(self) -> pulumi.Output[Optional['outputs.EgressPolicy']]:
         """
         The egress policy (omitted: all egress allowed; the TypeScript component asks for it explicitly); HTTP hooks need their hosts allowed.
         """

@@ -1,5 +1,5 @@
 /**
- * A network declared in the form every language binds (schema.json's NetworkAllowlist: `allowlist`, a
+ * A network declared in the form every language binds (schema.json's EgressPolicy: `allowlist`, a
  * list; `disabled`, a boolean; `transform`, a list of maps) and in the API's own forms (`"disabled"`,
  * `{allowlist: "disabled"}`, one transform map): check takes both, a change of form alone is no change,
  * an import declares the bindable form; and hooks declared with schema.json's camelCase names reach the

@@ -27,6 +27,7 @@ test("every resource, component, function and type is there", () => {
       "CredentialInfo",
       "CredentialStatus",
       "CredentialType",
+      "EgressPolicy",
       "EnvironmentInfo",
       "EnvironmentMode",
       "EnvironmentStatus",
@@ -40,7 +41,6 @@ test("every resource, component, function and type is there", () => {
       "HttpHandler",
       "InjectionLocation",
       "LintCode",
-      "NetworkAllowlist",
       "Source",
       "SourceType",
       "UpdateStrategy",
@@ -150,4 +150,13 @@ test("defaults are the zod definitions': an omitted input's meaning, handler and
   expect(type("HooksGroup").properties?.enabled?.default).toBe(true);
   expect(type("HooksTestCase").properties?.event?.default).toBe("pre_tool_execution");
   expect(type("AllowlistEntry").properties?.transform?.secret).toBe(true);
+});
+
+test("the network's type is EgressPolicy (NetworkAllowlist before 0.2.0), which every network input refers to", () => {
+  const text = schemaText(root);
+  expect(text).not.toContain("NetworkAllowlist");
+  const schema = JSON.parse(text) as { resources: Record<string, { inputProperties: Record<string, { $ref?: string }> }> };
+  for (const resource of ["Environment", "GuardedEnvironment"]) {
+    expect(schema.resources[`gemini-environments:index:${resource}`]!.inputProperties.network?.$ref).toBe("#/types/gemini-environments:index:EgressPolicy");
+  }
 });
