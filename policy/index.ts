@@ -21,7 +21,7 @@ import { RULES, violations, type Rule } from "./rules";
 export { ENVIRONMENT_TYPES, environmentView, type EnvironmentView } from "./inputs";
 export { RULES, violations, type Rule } from "./rules";
 
-/** The pack's name, as the engine prints it (`gemini-environments@v0.1.0`). */
+/** The pack's name, as the engine prints it (`gemini-environments@v0.2.0`). */
 export const POLICY_PACK_NAME = "gemini-environments";
 
 /** The rules as CrossGuard resource policies, each with its default enforcement level and config schema. */

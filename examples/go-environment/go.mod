@@ -3,7 +3,7 @@ module github.com/gemini-environments/pulumi-gemini-environments/examples/go-env
 go 1.25.11
 
 require (
-	github.com/gemini-environments/pulumi-gemini-environments/sdk/go v0.1.0
+	github.com/gemini-environments/pulumi-gemini-environments/sdk/go v0.2.0
 	github.com/pulumi/pulumi/sdk/v3 v3.248.0
 )
 

@@ -325,4 +325,4 @@ def get_plugin_download_url():
 	return "github://api.github.com/gemini-environments/pulumi-gemini-environments"
 
 def get_version():
-    return "0.1.0"
+    return "0.2.0"
