@@ -41,7 +41,7 @@ type LookupEnvironmentResult struct {
 	// `on_demand` (the service runs the sandbox) or `self_hosted` (a sandbox daemon polls for the work).
 	Mode EnvironmentMode `pulumi:"mode"`
 	// Its egress policy: `{allowlist: [...]}` (only the listed domains, with their transforms and credentials) or `{disabled: true}`; absent: all egress allowed.
-	Network *NetworkAllowlist `pulumi:"network"`
+	Network *EgressPolicy `pulumi:"network"`
 	// Total size of the environment's files, in bytes.
 	SizeBytes int `pulumi:"sizeBytes"`
 	// The sources it was created from, as the API echoes them (inline content included).
@@ -117,8 +117,8 @@ func (o LookupEnvironmentResultOutput) Mode() EnvironmentModeOutput {
 }
 
 // Its egress policy: `{allowlist: [...]}` (only the listed domains, with their transforms and credentials) or `{disabled: true}`; absent: all egress allowed.
-func (o LookupEnvironmentResultOutput) Network() NetworkAllowlistPtrOutput {
-	return o.ApplyT(func(v LookupEnvironmentResult) *NetworkAllowlist { return v.Network }).(NetworkAllowlistPtrOutput)
+func (o LookupEnvironmentResultOutput) Network() EgressPolicyPtrOutput {
+	return o.ApplyT(func(v LookupEnvironmentResult) *EgressPolicy { return v.Network }).(EgressPolicyPtrOutput)
 }
 
 // Total size of the environment's files, in bytes.

@@ -340,6 +340,80 @@ func (o CommandHandlerPtrOutput) Type() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
+// A credential as the API reports it: its id, type, status and times. Its secret is write-only and never returned.
+type CredentialInfo struct {
+	// Creation time, ISO 8601.
+	CreateTime string `pulumi:"createTime"`
+	// The credential's id, e.g. `gh-token`.
+	CredentialId string `pulumi:"credentialId"`
+	// `active` or `revoked`.
+	Status CredentialStatus `pulumi:"status"`
+	// `bearer_token`, `environment_variable` or `oauth2`.
+	Type CredentialType `pulumi:"type"`
+	// Last update time, ISO 8601.
+	UpdateTime string `pulumi:"updateTime"`
+}
+
+// A credential as the API reports it: its id, type, status and times. Its secret is write-only and never returned.
+type CredentialInfoOutput struct{ *pulumi.OutputState }
+
+func (CredentialInfoOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*CredentialInfo)(nil)).Elem()
+}
+
+func (o CredentialInfoOutput) ToCredentialInfoOutput() CredentialInfoOutput {
+	return o
+}
+
+func (o CredentialInfoOutput) ToCredentialInfoOutputWithContext(ctx context.Context) CredentialInfoOutput {
+	return o
+}
+
+// Creation time, ISO 8601.
+func (o CredentialInfoOutput) CreateTime() pulumi.StringOutput {
+	return o.ApplyT(func(v CredentialInfo) string { return v.CreateTime }).(pulumi.StringOutput)
+}
+
+// The credential's id, e.g. `gh-token`.
+func (o CredentialInfoOutput) CredentialId() pulumi.StringOutput {
+	return o.ApplyT(func(v CredentialInfo) string { return v.CredentialId }).(pulumi.StringOutput)
+}
+
+// `active` or `revoked`.
+func (o CredentialInfoOutput) Status() CredentialStatusOutput {
+	return o.ApplyT(func(v CredentialInfo) CredentialStatus { return v.Status }).(CredentialStatusOutput)
+}
+
+// `bearer_token`, `environment_variable` or `oauth2`.
+func (o CredentialInfoOutput) Type() CredentialTypeOutput {
+	return o.ApplyT(func(v CredentialInfo) CredentialType { return v.Type }).(CredentialTypeOutput)
+}
+
+// Last update time, ISO 8601.
+func (o CredentialInfoOutput) UpdateTime() pulumi.StringOutput {
+	return o.ApplyT(func(v CredentialInfo) string { return v.UpdateTime }).(pulumi.StringOutput)
+}
+
+type CredentialInfoArrayOutput struct{ *pulumi.OutputState }
+
+func (CredentialInfoArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]CredentialInfo)(nil)).Elem()
+}
+
+func (o CredentialInfoArrayOutput) ToCredentialInfoArrayOutput() CredentialInfoArrayOutput {
+	return o
+}
+
+func (o CredentialInfoArrayOutput) ToCredentialInfoArrayOutputWithContext(ctx context.Context) CredentialInfoArrayOutput {
+	return o
+}
+
+func (o CredentialInfoArrayOutput) Index(i pulumi.IntInput) CredentialInfoOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) CredentialInfo {
+		return vs[0].([]CredentialInfo)[vs[1].(int)]
+	}).(CredentialInfoOutput)
+}
+
 // Egress policy: `allowlist` (only the listed domains) or `disabled: true` (no network); leave the network out to allow all egress.
 type EgressPolicy struct {
 	// Allowed domains, in order (their transforms apply in that order); an empty list allows nothing. Leave it out with `disabled: true`.
@@ -497,6 +571,129 @@ func (o EgressPolicyPtrOutput) Disabled() pulumi.BoolPtrOutput {
 		}
 		return v.Disabled
 	}).(pulumi.BoolPtrOutput)
+}
+
+// An environment as the API reports it: its status, mode, times, file count and size, network and sources.
+type EnvironmentInfo struct {
+	// Creation time, ISO 8601.
+	Created string `pulumi:"created"`
+	// A self_hosted environment's custom config, passed to its poller.
+	CustomConfig map[string]interface{} `pulumi:"customConfig"`
+	// Number of files in the environment.
+	FileCount int `pulumi:"fileCount"`
+	// The environment's id, e.g. `env_abc123`.
+	Id string `pulumi:"id"`
+	// Last access time, ISO 8601.
+	LastAccessed string `pulumi:"lastAccessed"`
+	// `on_demand` (the service runs the sandbox) or `self_hosted` (a sandbox daemon polls for the work).
+	Mode EnvironmentMode `pulumi:"mode"`
+	// Its egress policy: `{allowlist: [...]}` (only the listed domains, with their transforms and credentials) or `{disabled: true}`; absent: all egress allowed.
+	Network *EgressPolicy `pulumi:"network"`
+	// Total size of the environment's files, in bytes.
+	SizeBytes int `pulumi:"sizeBytes"`
+	// The sources it was created from, as the API echoes them (inline content included).
+	Sources []Source `pulumi:"sources"`
+	// `active`, or `expired` once idle too long (the next `up` after a refresh replaces it).
+	Status EnvironmentStatus `pulumi:"status"`
+	// A self_hosted environment's system instruction.
+	SystemInstruction *string `pulumi:"systemInstruction"`
+	// Last update time, ISO 8601.
+	Updated string `pulumi:"updated"`
+}
+
+// An environment as the API reports it: its status, mode, times, file count and size, network and sources.
+type EnvironmentInfoOutput struct{ *pulumi.OutputState }
+
+func (EnvironmentInfoOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*EnvironmentInfo)(nil)).Elem()
+}
+
+func (o EnvironmentInfoOutput) ToEnvironmentInfoOutput() EnvironmentInfoOutput {
+	return o
+}
+
+func (o EnvironmentInfoOutput) ToEnvironmentInfoOutputWithContext(ctx context.Context) EnvironmentInfoOutput {
+	return o
+}
+
+// Creation time, ISO 8601.
+func (o EnvironmentInfoOutput) Created() pulumi.StringOutput {
+	return o.ApplyT(func(v EnvironmentInfo) string { return v.Created }).(pulumi.StringOutput)
+}
+
+// A self_hosted environment's custom config, passed to its poller.
+func (o EnvironmentInfoOutput) CustomConfig() pulumi.MapOutput {
+	return o.ApplyT(func(v EnvironmentInfo) map[string]interface{} { return v.CustomConfig }).(pulumi.MapOutput)
+}
+
+// Number of files in the environment.
+func (o EnvironmentInfoOutput) FileCount() pulumi.IntOutput {
+	return o.ApplyT(func(v EnvironmentInfo) int { return v.FileCount }).(pulumi.IntOutput)
+}
+
+// The environment's id, e.g. `env_abc123`.
+func (o EnvironmentInfoOutput) Id() pulumi.StringOutput {
+	return o.ApplyT(func(v EnvironmentInfo) string { return v.Id }).(pulumi.StringOutput)
+}
+
+// Last access time, ISO 8601.
+func (o EnvironmentInfoOutput) LastAccessed() pulumi.StringOutput {
+	return o.ApplyT(func(v EnvironmentInfo) string { return v.LastAccessed }).(pulumi.StringOutput)
+}
+
+// `on_demand` (the service runs the sandbox) or `self_hosted` (a sandbox daemon polls for the work).
+func (o EnvironmentInfoOutput) Mode() EnvironmentModeOutput {
+	return o.ApplyT(func(v EnvironmentInfo) EnvironmentMode { return v.Mode }).(EnvironmentModeOutput)
+}
+
+// Its egress policy: `{allowlist: [...]}` (only the listed domains, with their transforms and credentials) or `{disabled: true}`; absent: all egress allowed.
+func (o EnvironmentInfoOutput) Network() EgressPolicyPtrOutput {
+	return o.ApplyT(func(v EnvironmentInfo) *EgressPolicy { return v.Network }).(EgressPolicyPtrOutput)
+}
+
+// Total size of the environment's files, in bytes.
+func (o EnvironmentInfoOutput) SizeBytes() pulumi.IntOutput {
+	return o.ApplyT(func(v EnvironmentInfo) int { return v.SizeBytes }).(pulumi.IntOutput)
+}
+
+// The sources it was created from, as the API echoes them (inline content included).
+func (o EnvironmentInfoOutput) Sources() SourceArrayOutput {
+	return o.ApplyT(func(v EnvironmentInfo) []Source { return v.Sources }).(SourceArrayOutput)
+}
+
+// `active`, or `expired` once idle too long (the next `up` after a refresh replaces it).
+func (o EnvironmentInfoOutput) Status() EnvironmentStatusOutput {
+	return o.ApplyT(func(v EnvironmentInfo) EnvironmentStatus { return v.Status }).(EnvironmentStatusOutput)
+}
+
+// A self_hosted environment's system instruction.
+func (o EnvironmentInfoOutput) SystemInstruction() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v EnvironmentInfo) *string { return v.SystemInstruction }).(pulumi.StringPtrOutput)
+}
+
+// Last update time, ISO 8601.
+func (o EnvironmentInfoOutput) Updated() pulumi.StringOutput {
+	return o.ApplyT(func(v EnvironmentInfo) string { return v.Updated }).(pulumi.StringOutput)
+}
+
+type EnvironmentInfoArrayOutput struct{ *pulumi.OutputState }
+
+func (EnvironmentInfoArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]EnvironmentInfo)(nil)).Elem()
+}
+
+func (o EnvironmentInfoArrayOutput) ToEnvironmentInfoArrayOutput() EnvironmentInfoArrayOutput {
+	return o
+}
+
+func (o EnvironmentInfoArrayOutput) ToEnvironmentInfoArrayOutputWithContext(ctx context.Context) EnvironmentInfoArrayOutput {
+	return o
+}
+
+func (o EnvironmentInfoArrayOutput) Index(i pulumi.IntInput) EnvironmentInfoOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) EnvironmentInfo {
+		return vs[0].([]EnvironmentInfo)[vs[1].(int)]
+	}).(EnvironmentInfoOutput)
 }
 
 // A hooks config and the scripts it runs, shipped as inline sources.
@@ -1584,8 +1781,12 @@ func init() {
 	pulumi.RegisterOutputType(AllowlistEntryArrayOutput{})
 	pulumi.RegisterOutputType(CommandHandlerOutput{})
 	pulumi.RegisterOutputType(CommandHandlerPtrOutput{})
+	pulumi.RegisterOutputType(CredentialInfoOutput{})
+	pulumi.RegisterOutputType(CredentialInfoArrayOutput{})
 	pulumi.RegisterOutputType(EgressPolicyOutput{})
 	pulumi.RegisterOutputType(EgressPolicyPtrOutput{})
+	pulumi.RegisterOutputType(EnvironmentInfoOutput{})
+	pulumi.RegisterOutputType(EnvironmentInfoArrayOutput{})
 	pulumi.RegisterOutputType(HookBundleOutput{})
 	pulumi.RegisterOutputType(HookBundlePtrOutput{})
 	pulumi.RegisterOutputType(HookHandlerOutput{})

@@ -113,7 +113,7 @@ class GetEnvironmentResult:
 
     @_builtins.property
     @pulumi.getter
-    def network(self) -> Optional['outputs.NetworkAllowlist']:
+    def network(self) -> Optional['outputs.EgressPolicy']:
         """
         Its egress policy: `{allowlist: [...]}` (only the listed domains, with their transforms and credentials) or `{disabled: true}`; absent: all egress allowed.
         """

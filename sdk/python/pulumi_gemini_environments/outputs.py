@@ -19,7 +19,9 @@ from ._enums import *
 __all__ = [
     'AllowlistEntry',
     'CommandHandler',
+    'CredentialInfo',
     'EgressPolicy',
+    'EnvironmentInfo',
     'HookBundle',
     'HookHandler',
     'HooksGroup',
@@ -128,6 +130,73 @@ class CommandHandler(dict):
 
 
 @pulumi.output_type
+class CredentialInfo(dict):
+    """
+    A credential as the API reports it: its id, type, status and times. Its secret is write-only and never returned.
+    """
+    def __init__(__self__, *,
+                 create_time: _builtins.str,
+                 credential_id: _builtins.str,
+                 status: 'CredentialStatus',
+                 type: 'CredentialType',
+                 update_time: _builtins.str):
+        """
+        A credential as the API reports it: its id, type, status and times. Its secret is write-only and never returned.
+
+        :param _builtins.str create_time: Creation time, ISO 8601.
+        :param _builtins.str credential_id: The credential's id, e.g. `gh-token`.
+        :param 'CredentialStatus' status: `active` or `revoked`.
+        :param 'CredentialType' type: `bearer_token`, `environment_variable` or `oauth2`.
+        :param _builtins.str update_time: Last update time, ISO 8601.
+        """
+        pulumi.set(__self__, "create_time", create_time)
+        pulumi.set(__self__, "credential_id", credential_id)
+        pulumi.set(__self__, "status", status)
+        pulumi.set(__self__, "type", type)
+        pulumi.set(__self__, "update_time", update_time)
+
+    @_builtins.property
+    @pulumi.getter(name="createTime")
+    def create_time(self) -> _builtins.str:
+        """
+        Creation time, ISO 8601.
+        """
+        return pulumi.get(self, "create_time")
+
+    @_builtins.property
+    @pulumi.getter(name="credentialId")
+    def credential_id(self) -> _builtins.str:
+        """
+        The credential's id, e.g. `gh-token`.
+        """
+        return pulumi.get(self, "credential_id")
+
+    @_builtins.property
+    @pulumi.getter
+    def status(self) -> 'CredentialStatus':
+        """
+        `active` or `revoked`.
+        """
+        return pulumi.get(self, "status")
+
+    @_builtins.property
+    @pulumi.getter
+    def type(self) -> 'CredentialType':
+        """
+        `bearer_token`, `environment_variable` or `oauth2`.
+        """
+        return pulumi.get(self, "type")
+
+    @_builtins.property
+    @pulumi.getter(name="updateTime")
+    def update_time(self) -> _builtins.str:
+        """
+        Last update time, ISO 8601.
+        """
+        return pulumi.get(self, "update_time")
+
+
+@pulumi.output_type
 class EgressPolicy(dict):
     """
     Egress policy: `allowlist` (only the listed domains) or `disabled: true` (no network); leave the network out to allow all egress.
@@ -161,6 +230,154 @@ class EgressPolicy(dict):
         `true`: no network access at all, HTTP hooks included (the API's `"disabled"`).
         """
         return pulumi.get(self, "disabled")
+
+
+@pulumi.output_type
+class EnvironmentInfo(dict):
+    """
+    An environment as the API reports it: its status, mode, times, file count and size, network and sources.
+    """
+    def __init__(__self__, *,
+                 created: _builtins.str,
+                 file_count: _builtins.int,
+                 id: _builtins.str,
+                 last_accessed: _builtins.str,
+                 mode: 'EnvironmentMode',
+                 size_bytes: _builtins.int,
+                 status: 'EnvironmentStatus',
+                 updated: _builtins.str,
+                 custom_config: Optional[Mapping[str, Any]] = None,
+                 network: Optional['outputs.EgressPolicy'] = None,
+                 sources: Optional[Sequence['outputs.Source']] = None,
+                 system_instruction: Optional[_builtins.str] = None):
+        """
+        An environment as the API reports it: its status, mode, times, file count and size, network and sources.
+
+        :param _builtins.str created: Creation time, ISO 8601.
+        :param _builtins.int file_count: Number of files in the environment.
+        :param _builtins.str id: The environment's id, e.g. `env_abc123`.
+        :param _builtins.str last_accessed: Last access time, ISO 8601.
+        :param 'EnvironmentMode' mode: `on_demand` (the service runs the sandbox) or `self_hosted` (a sandbox daemon polls for the work).
+        :param _builtins.int size_bytes: Total size of the environment's files, in bytes.
+        :param 'EnvironmentStatus' status: `active`, or `expired` once idle too long (the next `up` after a refresh replaces it).
+        :param _builtins.str updated: Last update time, ISO 8601.
+        :param Mapping[str, Any] custom_config: A self_hosted environment's custom config, passed to its poller.
+        :param 'EgressPolicy' network: Its egress policy: `{allowlist: [...]}` (only the listed domains, with their transforms and credentials) or `{disabled: true}`; absent: all egress allowed.
+        :param Sequence['Source'] sources: The sources it was created from, as the API echoes them (inline content included).
+        :param _builtins.str system_instruction: A self_hosted environment's system instruction.
+        """
+        pulumi.set(__self__, "created", created)
+        pulumi.set(__self__, "file_count", file_count)
+        pulumi.set(__self__, "id", id)
+        pulumi.set(__self__, "last_accessed", last_accessed)
+        pulumi.set(__self__, "mode", mode)
+        pulumi.set(__self__, "size_bytes", size_bytes)
+        pulumi.set(__self__, "status", status)
+        pulumi.set(__self__, "updated", updated)
+        if custom_config is not None:
+            pulumi.set(__self__, "custom_config", custom_config)
+        if network is not None:
+            pulumi.set(__self__, "network", network)
+        if sources is not None:
+            pulumi.set(__self__, "sources", sources)
+        if system_instruction is not None:
+            pulumi.set(__self__, "system_instruction", system_instruction)
+
+    @_builtins.property
+    @pulumi.getter
+    def created(self) -> _builtins.str:
+        """
+        Creation time, ISO 8601.
+        """
+        return pulumi.get(self, "created")
+
+    @_builtins.property
+    @pulumi.getter(name="fileCount")
+    def file_count(self) -> _builtins.int:
+        """
+        Number of files in the environment.
+        """
+        return pulumi.get(self, "file_count")
+
+    @_builtins.property
+    @pulumi.getter
+    def id(self) -> _builtins.str:
+        """
+        The environment's id, e.g. `env_abc123`.
+        """
+        return pulumi.get(self, "id")
+
+    @_builtins.property
+    @pulumi.getter(name="lastAccessed")
+    def last_accessed(self) -> _builtins.str:
+        """
+        Last access time, ISO 8601.
+        """
+        return pulumi.get(self, "last_accessed")
+
+    @_builtins.property
+    @pulumi.getter
+    def mode(self) -> 'EnvironmentMode':
+        """
+        `on_demand` (the service runs the sandbox) or `self_hosted` (a sandbox daemon polls for the work).
+        """
+        return pulumi.get(self, "mode")
+
+    @_builtins.property
+    @pulumi.getter(name="sizeBytes")
+    def size_bytes(self) -> _builtins.int:
+        """
+        Total size of the environment's files, in bytes.
+        """
+        return pulumi.get(self, "size_bytes")
+
+    @_builtins.property
+    @pulumi.getter
+    def status(self) -> 'EnvironmentStatus':
+        """
+        `active`, or `expired` once idle too long (the next `up` after a refresh replaces it).
+        """
+        return pulumi.get(self, "status")
+
+    @_builtins.property
+    @pulumi.getter
+    def updated(self) -> _builtins.str:
+        """
+        Last update time, ISO 8601.
+        """
+        return pulumi.get(self, "updated")
+
+    @_builtins.property
+    @pulumi.getter(name="customConfig")
+    def custom_config(self) -> Optional[Mapping[str, Any]]:
+        """
+        A self_hosted environment's custom config, passed to its poller.
+        """
+        return pulumi.get(self, "custom_config")
+
+    @_builtins.property
+    @pulumi.getter
+    def network(self) -> Optional['outputs.EgressPolicy']:
+        """
+        Its egress policy: `{allowlist: [...]}` (only the listed domains, with their transforms and credentials) or `{disabled: true}`; absent: all egress allowed.
+        """
+        return pulumi.get(self, "network")
+
+    @_builtins.property
+    @pulumi.getter
+    def sources(self) -> Optional[Sequence['outputs.Source']]:
+        """
+        The sources it was created from, as the API echoes them (inline content included).
+        """
+        return pulumi.get(self, "sources")
+
+    @_builtins.property
+    @pulumi.getter(name="systemInstruction")
+    def system_instruction(self) -> Optional[_builtins.str]:
+        """
+        A self_hosted environment's system instruction.
+        """
+        return pulumi.get(self, "system_instruction")
 
 
 @pulumi.output_type
