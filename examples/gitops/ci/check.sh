@@ -51,8 +51,10 @@ case "$mode" in
     stack="${STACK:-prod}"
     pulumi stack select --create "$stack" >&2
     calls="${RECORDED_CALLS:-}"
+    calls_read=""
     if [ -z "$calls" ] && [ -n "${GOOGLE_GEMINI_BASE_URL:-}" ] && [ -n "${GOOGLE_API_KEY:-}" ]; then
       calls="$(mktemp)"
+      calls_read="$calls"
       echo "--- genv env calls of stack $stack's environments, since ${CALLS_SINCE:-7d}" >&2
       # Every Environment in the state, whichever provider made it (the plugin's or the dynamic one's type).
       for id in $(pulumi stack export | node -e 'for (const r of JSON.parse(require("fs").readFileSync(0, "utf8")).deployment.resources ?? []) if (/(^|[:/])gemini-environments:(index:)?Environment$/.test(r.type) && r.id) console.log(r.id)'); do
@@ -75,7 +77,7 @@ case "$mode" in
     pack="${POLICY_PACK:-$(node -p 'require("path").join(require("path").dirname(require.resolve("pulumi-gemini-environments/package.json")), "policy-pack")')}"
     events="$(mktemp)"
     preview_log="$(mktemp)"
-    trap 'rm -f "$events" "$preview_log"' EXIT
+    trap 'rm -f "$events" "$preview_log" ${calls_read:+"$calls_read"}' EXIT
     # --event-log (a debug flag) gives the policy events as JSON from the same run as the diff.
     set +e
     PULUMI_DEBUG_COMMANDS=true pulumi preview --diff --non-interactive --color never \
