@@ -190,12 +190,13 @@ function resourcePage(name: string, spec: ObjectSpec, changes: Map<string, Prope
   const inputs = spec.inputProperties ?? {};
   const required = new Set(spec.requiredInputs ?? []);
   const outputs = Object.entries(spec.properties ?? {}).filter(([property]) => !(property in inputs));
-  const example = REFERENCE_EXAMPLES[name];
+  const [prose, examples] = descriptionParts(spec.description);
+  const example = examples ? undefined : REFERENCE_EXAMPLES[name];
   const lines = [
     GENERATED,
     `# ${name} (${kind})`,
     "",
-    escapeText(spec.description ?? ""),
+    escapeText(prose),
     "",
     "| TypeScript | Python | Go | YAML |",
     "| --- | --- | --- | --- |",
@@ -210,6 +211,7 @@ function resourcePage(name: string, spec: ObjectSpec, changes: Map<string, Prope
   }
   lines.push("## Inputs", "", ...propertyTable(inputs, required, (property) => changeOf(kind, changes, property)));
   if (outputs.length > 0) lines.push("## Outputs", "", ...propertyTable(Object.fromEntries(outputs), new Set(spec.required ?? []), () => undefined, undefined, "Always set"));
+  if (examples) lines.push(examples);
   if (example) {
     lines.push("## Example (Pulumi YAML)", "", escapeText(example.note), "", "```yaml", "resources:", `  ${example.name}:`, `    type: ${token}`, "    properties:");
     lines.push(...yamlLines(example.properties, 6), "```", "");
@@ -221,12 +223,13 @@ function functionPage(name: string, spec: FunctionSpec, resources: Set<string>, 
   const token = `${PACKAGE}:index:${name}`;
   const go = goFunctionName(name, resources);
   const python = pythonName(name);
-  const example = FUNCTION_EXAMPLES[name];
+  const [prose, examples] = descriptionParts(spec.description);
+  const example = examples ? undefined : FUNCTION_EXAMPLES[name];
   const lines = [
     GENERATED,
     `# ${name} (function)`,
     "",
-    escapeText(spec.description ?? ""),
+    escapeText(prose),
     "",
     "| TypeScript | Python | Go | YAML |",
     "| --- | --- | --- | --- |",
@@ -241,6 +244,7 @@ function functionPage(name: string, spec: FunctionSpec, resources: Set<string>, 
     "",
     ...propertyTable(spec.outputs.properties ?? {}, new Set(spec.outputs.required ?? []), () => undefined, undefined, "Always set"),
   ];
+  if (examples) lines.push(examples);
   if (example) {
     const invoke = { "fn::invoke": { function: token, ...(Object.keys(example.arguments).length > 0 && { arguments: example.arguments }) } };
     lines.push("## Example (Pulumi YAML)", "", escapeText(example.note), "", "```yaml", "variables:", `  ${example.variable}:`, ...yamlLines(invoke, 4), "outputs:");
@@ -381,6 +385,24 @@ function shortName(token: string): string {
 
 function anchor(name: string): string {
   return name.toLowerCase();
+}
+
+/**
+ * A description's prose, and its examples block (examples/reference) as a section of its own, its
+ * programs as they are; a page's single YAML example stands in where there is none.
+ */
+function descriptionParts(description = ""): [string, string | undefined] {
+  const [prose = "", block] = description.split(/\n\n(?=\{\{% examples %\}\})/);
+  return [prose, block === undefined ? undefined : examplesSection(block)];
+}
+
+/** A description's `{{% examples %}}` block as Markdown: the registry's shortcodes left out. */
+function examplesSection(block: string): string {
+  return `${block
+    .replace(/^\{\{% \/?examples? %\}\}\n?/gm, "")
+    .replace(/^## Example Usage\n/m, "## Examples\n\n")
+    .replace(/^```\n```/gm, "```\n\n```")
+    .trim()}\n`;
 }
 
 function escapeText(text: string): string {

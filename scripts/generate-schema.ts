@@ -2,7 +2,9 @@
  * Generates `schema.json`, the Pulumi package schema of every resource, component, function and type, from the
  * zod schemas (the single source of truth): structure, descriptions (`.meta({description})`) and the
  * properties' secrets through `z.toJSONSchema`; each input's `willReplaceOnChanges` from its `change`.
- * `npm run schema` rewrites the file; a test fails when the committed file drifts.
+ * `npm run schema` rewrites the file; a test fails when the committed file drifts. Each resource's and
+ * function's description ends with its examples, the programs of examples/reference
+ * (scripts/reference-examples.ts).
  *
  * Mapping (JSON Schema → Pulumi schema):
  * - a registered zod schema → an object type `gemini-environments:index:<Name>`, `$ref`s between them;
@@ -38,6 +40,7 @@ import { allFunctions, functionToken, type FunctionName } from "../provider/func
 import { EnvironmentInfo } from "../provider/functions/environments";
 import { CredentialInfo } from "../provider/functions/credentials";
 import * as sdk from "../sdk/schemas";
+import { referenceExamples, withExamples } from "./reference-examples";
 
 export const PACKAGE = "gemini-environments";
 const token = (name: string) => `${PACKAGE}:index:${name}`;
@@ -107,11 +110,12 @@ export function generateSchema(root: string = repositoryRoot()): Json {
   const types: Record<string, Json> = {};
   for (const [, name] of NAMED) if (!INLINED.has(name)) types[token(name)] = convert.type(name);
 
+  const examples = referenceExamples(root);
   const resources: Record<string, Json> = {};
   for (const [name, inputs, , options] of RESOURCES) {
     resources[token(name)] = {
       ...options,
-      description: json[`$${name}Inputs`]?.description,
+      description: withExamples(json[`$${name}Inputs`]?.description as string, name, examples),
       ...resource(convert, `$${name}Inputs`, `$${name}Outputs`, propertiesOf(inputs)),
     };
   }
@@ -121,7 +125,7 @@ export function generateSchema(root: string = repositoryRoot()): Json {
     const inputs = convert.type(registry.get(args)!.id);
     const outputs = convert.type(registry.get(result)!.id);
     functionSpecs[functionToken(name as FunctionName)] = {
-      description,
+      description: withExamples(description, name, examples),
       ...(Object.keys(inputs.properties as Json).length > 0 && { inputs: { properties: inputs.properties, ...(inputs.required !== undefined && { required: inputs.required }) } }),
       outputs: { properties: outputs.properties, ...(outputs.required !== undefined && { required: outputs.required }) },
     };

@@ -23,13 +23,17 @@ function diagnosticsOf(example: string): string[] {
   const configFile = ts.readConfigFile(path.join(dir, "tsconfig.json"), ts.sys.readFile);
   if (configFile.error) return [ts.flattenDiagnosticMessageText(configFile.error.messageText, "\n")];
   const parsed = ts.parseJsonConfigFileContent(configFile.config, ts.sys, dir);
+  return diagnosticsOfFiles(parsed.fileNames, parsed.options, dir);
+}
+
+function diagnosticsOfFiles(fileNames: string[], compilerOptions: ts.CompilerOptions, dir: string): string[] {
   const options: ts.CompilerOptions = {
-    ...parsed.options,
+    ...compilerOptions,
     noEmit: true,
     baseUrl: dir,
     paths: { "pulumi-gemini-environments": [path.join(root, "index.ts")] },
   };
-  const program = ts.createProgram(parsed.fileNames, options);
+  const program = ts.createProgram(fileNames, options);
   return ts.getPreEmitDiagnostics(program).map((diagnostic) => {
     const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n");
     if (!diagnostic.file || diagnostic.start === undefined) return message;
@@ -57,3 +61,13 @@ test.each(examples)("examples/%s has what a Pulumi project needs", (example) => 
   expect(pkg.dependencies).toEqual({ ...policyPack, ...docker, "@pulumi/pulumi": "3.248.0", "pulumi-gemini-environments": "file:../.." });
   expect(fs.existsSync(path.join(dir, "README.md"))).toBe(true);
 });
+
+// The TypeScript programs of examples/reference (the schema's examples), as the examples' tsconfig.json compiles them.
+test("examples/reference/*/typescript/index.ts type-check", () => {
+  const reference = path.join(examplesDir, "reference");
+  const files = fs.readdirSync(reference).map((name) => path.join(reference, name, "typescript", "index.ts")).filter((file) => fs.existsSync(file));
+  expect(files.length).toBeGreaterThan(0);
+  const options = ts.parseJsonConfigFileContent(ts.readConfigFile(path.join(examplesDir, "security-gate", "tsconfig.json"), ts.sys.readFile).config, ts.sys, reference).options;
+  // Each is a module of its own, so their top-level names do not clash.
+  expect(diagnosticsOfFiles(files, { ...options, moduleDetection: ts.ModuleDetectionKind.Force }, reference)).toEqual([]);
+}, 120_000);

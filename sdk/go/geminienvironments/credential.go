@@ -13,6 +13,52 @@ import (
 )
 
 // A server-managed secret that the egress proxy injects, referenced by id from an allowlist entry. A change of credentialId or type replaces it; any other change, a rotated secret included, updates it in place.
+//
+// ## Example Usage
+// ### A GitHub token that the egress proxy injects, never seen by the agent
+//
+// The token comes from secret stack config (`pulumi config set --secret githubToken …`); the allowlist
+// entry for `api.github.com` names the credential, and the proxy adds `Authorization: Bearer <token>`
+// to the agent's requests there.
+// ```go
+// package main
+//
+// import (
+//
+//	genv "github.com/gemini-environments/pulumi-gemini-environments/sdk/go/geminienvironments"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			cfg := config.New(ctx, "")
+//			github, err := genv.NewCredential(ctx, "github", &genv.CredentialArgs{
+//				CredentialId: pulumi.String("github-token"),
+//				Type:         genv.CredentialTypeBearerToken,
+//				Token:        cfg.RequireSecret("githubToken"),
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			agent, err := genv.NewEnvironment(ctx, "agent", &genv.EnvironmentArgs{
+//				Network: genv.EgressPolicyArgs{
+//					Allowlist: genv.AllowlistEntryArray{
+//						genv.AllowlistEntryArgs{Domain: pulumi.String("api.github.com"), Credential: github.CredentialId},
+//					},
+//				},
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			ctx.Export("credentialId", github.CredentialId)
+//			ctx.Export("environmentId", agent.ID())
+//			return nil
+//		})
+//	}
+//
+// ```
 type Credential struct {
 	pulumi.CustomResourceState
 

@@ -12,6 +12,41 @@ import (
 )
 
 // A Gemini Environment: an isolated sandbox in which agent code, tools and hooks run. Edited or added inline sources are uploaded in place; any other change to sources, and any change to network, fromEnvironment, mode, systemInstruction or customConfig, replaces it.
+//
+// ## Example Usage
+// ### An environment with a task file, whose only egress is the GitHub API
+//
+// The agent finds `workspace/TASK.md` in its sandbox and may reach `api.github.com` and nothing else.
+// ```go
+// package main
+//
+// import (
+//
+//	genv "github.com/gemini-environments/pulumi-gemini-environments/sdk/go/geminienvironments"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			agent, err := genv.NewEnvironment(ctx, "agent", &genv.EnvironmentArgs{
+//				Sources: genv.SourceArray{
+//					genv.SourceArgs{Type: genv.SourceTypeInline, Target: pulumi.String("workspace/TASK.md"), Content: pulumi.String("Triage the open issues.\n")},
+//				},
+//				Network: genv.EgressPolicyArgs{
+//					Allowlist: genv.AllowlistEntryArray{genv.AllowlistEntryArgs{Domain: pulumi.String("api.github.com")}},
+//				},
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			ctx.Export("environmentId", agent.ID())
+//			ctx.Export("status", agent.Status)
+//			return nil
+//		})
+//	}
+//
+// ```
 type Environment struct {
 	pulumi.CustomResourceState
 

@@ -12,6 +12,45 @@ import (
 )
 
 // Looks up a credential by id, e.g. one an allowlist entry references: its type, status and times, never its secret.
+//
+// ## Example Usage
+// ### Check a credential that a person or a script made, and let the agent use it
+//
+// `credentialId` names a credential made outside Pulumi (its secret never enters the program or the
+// state: the lookup returns only its type and status); the environment's allowlist references it.
+// ```go
+// package main
+//
+// import (
+//
+//	genv "github.com/gemini-environments/pulumi-gemini-environments/sdk/go/geminienvironments"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			cfg := config.New(ctx, "")
+//			github := genv.LookupCredentialOutput(ctx, genv.LookupCredentialOutputArgs{CredentialId: pulumi.String(cfg.Require("credentialId"))})
+//			agent, err := genv.NewEnvironment(ctx, "agent", &genv.EnvironmentArgs{
+//				Network: genv.EgressPolicyArgs{
+//					Allowlist: genv.AllowlistEntryArray{
+//						genv.AllowlistEntryArgs{Domain: pulumi.String("api.github.com"), Credential: github.CredentialId()},
+//					},
+//				},
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			ctx.Export("credentialType", github.Type())
+//			ctx.Export("credentialStatus", github.Status())
+//			ctx.Export("environmentId", agent.ID())
+//			return nil
+//		})
+//	}
+//
+// ```
 func LookupCredential(ctx *pulumi.Context, args *LookupCredentialArgs, opts ...pulumi.InvokeOption) (*LookupCredentialResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv LookupCredentialResult

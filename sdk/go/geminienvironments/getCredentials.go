@@ -12,6 +12,29 @@ import (
 )
 
 // Lists every credential the API key can see, following every page: ids, types, status and times, never a secret.
+//
+// ## Example Usage
+// ### List the credentials the API key can see
+//
+// Their ids, types and status, never their secrets.
+// ```go
+// package main
+//
+// import (
+//
+//	genv "github.com/gemini-environments/pulumi-gemini-environments/sdk/go/geminienvironments"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			ctx.Export("credentials", genv.GetCredentialsOutput(ctx).Credentials())
+//			return nil
+//		})
+//	}
+//
+// ```
 func GetCredentials(ctx *pulumi.Context, opts ...pulumi.InvokeOption) (*GetCredentialsResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv GetCredentialsResult

@@ -12,6 +12,37 @@ import (
 )
 
 // Looks up an environment by id, e.g. one another stack, a script or `genv` made: its status, mode, times, file count and size, network and sources.
+//
+// ## Example Usage
+// ### Look up an environment another stack, a script or a person made
+//
+// `environmentId` names it (`pulumi config set environmentId env_…`); the stack exports its status and
+// file count, read at every preview and update.
+// ```go
+// package main
+//
+// import (
+//
+//	genv "github.com/gemini-environments/pulumi-gemini-environments/sdk/go/geminienvironments"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			cfg := config.New(ctx, "")
+//			base, err := genv.LookupEnvironment(ctx, &genv.LookupEnvironmentArgs{Id: cfg.Require("environmentId")})
+//			if err != nil {
+//				return err
+//			}
+//			ctx.Export("status", pulumi.String(base.Status))
+//			ctx.Export("fileCount", pulumi.Int(base.FileCount))
+//			return nil
+//		})
+//	}
+//
+// ```
 func LookupEnvironment(ctx *pulumi.Context, args *LookupEnvironmentArgs, opts ...pulumi.InvokeOption) (*LookupEnvironmentResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv LookupEnvironmentResult

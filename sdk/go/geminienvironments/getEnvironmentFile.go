@@ -12,6 +12,37 @@ import (
 )
 
 // Reads one file of an environment (up to 4 MiB): its text, or its bytes in base64, its size and modification time.
+//
+// ## Example Usage
+// ### Read a file of an environment made elsewhere
+//
+// The stack exports the text of `README.md` in the environment that `environmentId` names; a file
+// that is not text comes as `contentBase64`, and a directory or a missing path fails, naming it.
+// ```go
+// package main
+//
+// import (
+//
+//	genv "github.com/gemini-environments/pulumi-gemini-environments/sdk/go/geminienvironments"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			cfg := config.New(ctx, "")
+//			readme := genv.GetEnvironmentFileOutput(ctx, genv.GetEnvironmentFileOutputArgs{
+//				EnvironmentId: pulumi.String(cfg.Require("environmentId")),
+//				Path:          pulumi.String("README.md"),
+//			})
+//			ctx.Export("content", readme.Content())
+//			ctx.Export("sizeBytes", readme.SizeBytes())
+//			return nil
+//		})
+//	}
+//
+// ```
 func GetEnvironmentFile(ctx *pulumi.Context, args *GetEnvironmentFileArgs, opts ...pulumi.InvokeOption) (*GetEnvironmentFileResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv GetEnvironmentFileResult

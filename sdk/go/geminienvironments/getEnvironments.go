@@ -12,6 +12,30 @@ import (
 )
 
 // Lists every environment the API key can see, following every page, optionally only those of one mode.
+//
+// ## Example Usage
+// ### List every on-demand environment the API key can see
+//
+// Every page is read; the stack exports the list, each with its id, status, file count and sources.
+// ```go
+// package main
+//
+// import (
+//
+//	genv "github.com/gemini-environments/pulumi-gemini-environments/sdk/go/geminienvironments"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			onDemand := genv.GetEnvironmentsOutput(ctx, genv.GetEnvironmentsOutputArgs{Mode: genv.EnvironmentModeOnDemand})
+//			ctx.Export("environments", onDemand.Environments())
+//			return nil
+//		})
+//	}
+//
+// ```
 func GetEnvironments(ctx *pulumi.Context, args *GetEnvironmentsArgs, opts ...pulumi.InvokeOption) (*GetEnvironmentsResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv GetEnvironmentsResult

@@ -256,6 +256,36 @@ class Credential(pulumi.CustomResource):
         """
         A server-managed secret that the egress proxy injects, referenced by id from an allowlist entry. A change of credentialId or type replaces it; any other change, a rotated secret included, updates it in place.
 
+        ## Example Usage
+        ### A GitHub token that the egress proxy injects, never seen by the agent
+
+        The token comes from secret stack config (`pulumi config set --secret githubToken …`); the allowlist
+        entry for `api.github.com` names the credential, and the proxy adds `Authorization: Bearer <token>`
+        to the agent's requests there.
+        ```python
+        import pulumi
+        import pulumi_gemini_environments as genv
+
+        config = pulumi.Config()
+
+        github = genv.Credential(
+            "github",
+            credential_id="github-token",
+            type=genv.CredentialType.BEARER_TOKEN,
+            token=config.require_secret("githubToken"),
+        )
+
+        agent = genv.Environment(
+            "agent",
+            network=genv.EgressPolicyArgs(
+                allowlist=[genv.AllowlistEntryArgs(domain="api.github.com", credential=github.credential_id)],
+            ),
+        )
+
+        pulumi.export("credentialId", github.credential_id)
+        pulumi.export("environmentId", agent.id)
+        ```
+
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.str] client_id: oauth2: the client id.
@@ -280,6 +310,36 @@ class Credential(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
         A server-managed secret that the egress proxy injects, referenced by id from an allowlist entry. A change of credentialId or type replaces it; any other change, a rotated secret included, updates it in place.
+
+        ## Example Usage
+        ### A GitHub token that the egress proxy injects, never seen by the agent
+
+        The token comes from secret stack config (`pulumi config set --secret githubToken …`); the allowlist
+        entry for `api.github.com` names the credential, and the proxy adds `Authorization: Bearer <token>`
+        to the agent's requests there.
+        ```python
+        import pulumi
+        import pulumi_gemini_environments as genv
+
+        config = pulumi.Config()
+
+        github = genv.Credential(
+            "github",
+            credential_id="github-token",
+            type=genv.CredentialType.BEARER_TOKEN,
+            token=config.require_secret("githubToken"),
+        )
+
+        agent = genv.Environment(
+            "agent",
+            network=genv.EgressPolicyArgs(
+                allowlist=[genv.AllowlistEntryArgs(domain="api.github.com", credential=github.credential_id)],
+            ),
+        )
+
+        pulumi.export("credentialId", github.credential_id)
+        pulumi.export("environmentId", agent.id)
+        ```
 
         :param str resource_name: The name of the resource.
         :param CredentialArgs args: The arguments to use to populate this resource's properties.

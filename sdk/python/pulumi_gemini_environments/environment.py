@@ -178,6 +178,24 @@ class Environment(pulumi.CustomResource):
         """
         A Gemini Environment: an isolated sandbox in which agent code, tools and hooks run. Edited or added inline sources are uploaded in place; any other change to sources, and any change to network, fromEnvironment, mode, systemInstruction or customConfig, replaces it.
 
+        ## Example Usage
+        ### An environment with a task file, whose only egress is the GitHub API
+
+        The agent finds `workspace/TASK.md` in its sandbox and may reach `api.github.com` and nothing else.
+        ```python
+        import pulumi
+        import pulumi_gemini_environments as genv
+
+        agent = genv.Environment(
+            "agent",
+            sources=[genv.SourceArgs(type=genv.SourceType.INLINE, target="workspace/TASK.md", content="Triage the open issues.\\n")],
+            network=genv.EgressPolicyArgs(allowlist=[genv.AllowlistEntryArgs(domain="api.github.com")]),
+        )
+
+        pulumi.export("environmentId", agent.id)
+        pulumi.export("status", agent.status)
+        ```
+
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.str] adopt: Bring an existing environment under management instead of creating one (its id); it must hold the declared sources, network and mode fields. A self_hosted environment's key cannot be recovered so: `environmentKey` stays empty.
@@ -197,6 +215,24 @@ class Environment(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
         A Gemini Environment: an isolated sandbox in which agent code, tools and hooks run. Edited or added inline sources are uploaded in place; any other change to sources, and any change to network, fromEnvironment, mode, systemInstruction or customConfig, replaces it.
+
+        ## Example Usage
+        ### An environment with a task file, whose only egress is the GitHub API
+
+        The agent finds `workspace/TASK.md` in its sandbox and may reach `api.github.com` and nothing else.
+        ```python
+        import pulumi
+        import pulumi_gemini_environments as genv
+
+        agent = genv.Environment(
+            "agent",
+            sources=[genv.SourceArgs(type=genv.SourceType.INLINE, target="workspace/TASK.md", content="Triage the open issues.\\n")],
+            network=genv.EgressPolicyArgs(allowlist=[genv.AllowlistEntryArgs(domain="api.github.com")]),
+        )
+
+        pulumi.export("environmentId", agent.id)
+        pulumi.export("status", agent.status)
+        ```
 
         :param str resource_name: The name of the resource.
         :param EnvironmentArgs args: The arguments to use to populate this resource's properties.

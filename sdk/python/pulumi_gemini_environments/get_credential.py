@@ -100,6 +100,30 @@ def get_credential(credential_id: Optional[_builtins.str] = None,
     """
     Looks up a credential by id, e.g. one an allowlist entry references: its type, status and times, never its secret.
 
+    ## Example Usage
+    ### Check a credential that a person or a script made, and let the agent use it
+
+    `credentialId` names a credential made outside Pulumi (its secret never enters the program or the
+    state: the lookup returns only its type and status); the environment's allowlist references it.
+    ```python
+    import pulumi
+    import pulumi_gemini_environments as genv
+
+    config = pulumi.Config()
+    github = genv.get_credential_output(credential_id=config.require("credentialId"))
+
+    agent = genv.Environment(
+        "agent",
+        network=genv.EgressPolicyArgs(
+            allowlist=[genv.AllowlistEntryArgs(domain="api.github.com", credential=github.credential_id)],
+        ),
+    )
+
+    pulumi.export("credentialType", github.type)
+    pulumi.export("credentialStatus", github.status)
+    pulumi.export("environmentId", agent.id)
+    ```
+
     :param _builtins.str credential_id: The credential's id, e.g. `gh-token`.
     """
     __args__ = dict()
@@ -117,6 +141,30 @@ def get_credential_output(credential_id: pulumi.Input[Optional[_builtins.str]] =
                           opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetCredentialResult]:
     """
     Looks up a credential by id, e.g. one an allowlist entry references: its type, status and times, never its secret.
+
+    ## Example Usage
+    ### Check a credential that a person or a script made, and let the agent use it
+
+    `credentialId` names a credential made outside Pulumi (its secret never enters the program or the
+    state: the lookup returns only its type and status); the environment's allowlist references it.
+    ```python
+    import pulumi
+    import pulumi_gemini_environments as genv
+
+    config = pulumi.Config()
+    github = genv.get_credential_output(credential_id=config.require("credentialId"))
+
+    agent = genv.Environment(
+        "agent",
+        network=genv.EgressPolicyArgs(
+            allowlist=[genv.AllowlistEntryArgs(domain="api.github.com", credential=github.credential_id)],
+        ),
+    )
+
+    pulumi.export("credentialType", github.type)
+    pulumi.export("credentialStatus", github.status)
+    pulumi.export("environmentId", agent.id)
+    ```
 
     :param _builtins.str credential_id: The credential's id, e.g. `gh-token`.
     """

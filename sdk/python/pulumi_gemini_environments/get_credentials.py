@@ -51,6 +51,17 @@ class AwaitableGetCredentialsResult(GetCredentialsResult):
 def get_credentials(opts: Optional[pulumi.InvokeOptions] = None) -> AwaitableGetCredentialsResult:
     """
     Lists every credential the API key can see, following every page: ids, types, status and times, never a secret.
+
+    ## Example Usage
+    ### List the credentials the API key can see
+
+    Their ids, types and status, never their secrets.
+    ```python
+    import pulumi
+    import pulumi_gemini_environments as genv
+
+    pulumi.export("credentials", genv.get_credentials_output().credentials)
+    ```
     """
     __args__ = dict()
     opts = pulumi.InvokeOptions.merge(_utilities.get_invoke_opts_defaults(), opts)
@@ -61,6 +72,17 @@ def get_credentials(opts: Optional[pulumi.InvokeOptions] = None) -> AwaitableGet
 def get_credentials_output(opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetCredentialsResult]:
     """
     Lists every credential the API key can see, following every page: ids, types, status and times, never a secret.
+
+    ## Example Usage
+    ### List the credentials the API key can see
+
+    Their ids, types and status, never their secrets.
+    ```python
+    import pulumi
+    import pulumi_gemini_environments as genv
+
+    pulumi.export("credentials", genv.get_credentials_output().credentials)
+    ```
     """
     __args__ = dict()
     opts = pulumi.InvokeOutputOptions.merge(_utilities.get_invoke_opts_defaults(), opts)

@@ -185,6 +185,22 @@ def get_environment(id: Optional[_builtins.str] = None,
     """
     Looks up an environment by id, e.g. one another stack, a script or `genv` made: its status, mode, times, file count and size, network and sources.
 
+    ## Example Usage
+    ### Look up an environment another stack, a script or a person made
+
+    `environmentId` names it (`pulumi config set environmentId env_…`); the stack exports its status and
+    file count, read at every preview and update.
+    ```python
+    import pulumi
+    import pulumi_gemini_environments as genv
+
+    config = pulumi.Config()
+    base = genv.get_environment_output(id=config.require("environmentId"))
+
+    pulumi.export("status", base.status)
+    pulumi.export("fileCount", base.file_count)
+    ```
+
     :param _builtins.str id: The environment's id: `env_abc123` or `environments/env_abc123`.
     """
     __args__ = dict()
@@ -209,6 +225,22 @@ def get_environment_output(id: pulumi.Input[Optional[_builtins.str]] = None,
                            opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetEnvironmentResult]:
     """
     Looks up an environment by id, e.g. one another stack, a script or `genv` made: its status, mode, times, file count and size, network and sources.
+
+    ## Example Usage
+    ### Look up an environment another stack, a script or a person made
+
+    `environmentId` names it (`pulumi config set environmentId env_…`); the stack exports its status and
+    file count, read at every preview and update.
+    ```python
+    import pulumi
+    import pulumi_gemini_environments as genv
+
+    config = pulumi.Config()
+    base = genv.get_environment_output(id=config.require("environmentId"))
+
+    pulumi.export("status", base.status)
+    pulumi.export("fileCount", base.file_count)
+    ```
 
     :param _builtins.str id: The environment's id: `env_abc123` or `environments/env_abc123`.
     """

@@ -112,6 +112,22 @@ def get_environment_file(environment_id: Optional[_builtins.str] = None,
     """
     Reads one file of an environment (up to 4 MiB): its text, or its bytes in base64, its size and modification time.
 
+    ## Example Usage
+    ### Read a file of an environment made elsewhere
+
+    The stack exports the text of `README.md` in the environment that `environmentId` names; a file
+    that is not text comes as `contentBase64`, and a directory or a missing path fails, naming it.
+    ```python
+    import pulumi
+    import pulumi_gemini_environments as genv
+
+    config = pulumi.Config()
+    readme = genv.get_environment_file_output(environment_id=config.require("environmentId"), path="README.md")
+
+    pulumi.export("content", readme.content)
+    pulumi.export("sizeBytes", readme.size_bytes)
+    ```
+
     :param _builtins.str environment_id: The environment's id: `env_abc123` or `environments/env_abc123`.
     :param _builtins.str path: The file's path relative to the environment root, e.g. `workspace/report.md` (a leading `/` is ignored).
     """
@@ -133,6 +149,22 @@ def get_environment_file_output(environment_id: pulumi.Input[Optional[_builtins.
                                 opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetEnvironmentFileResult]:
     """
     Reads one file of an environment (up to 4 MiB): its text, or its bytes in base64, its size and modification time.
+
+    ## Example Usage
+    ### Read a file of an environment made elsewhere
+
+    The stack exports the text of `README.md` in the environment that `environmentId` names; a file
+    that is not text comes as `contentBase64`, and a directory or a missing path fails, naming it.
+    ```python
+    import pulumi
+    import pulumi_gemini_environments as genv
+
+    config = pulumi.Config()
+    readme = genv.get_environment_file_output(environment_id=config.require("environmentId"), path="README.md")
+
+    pulumi.export("content", readme.content)
+    pulumi.export("sizeBytes", readme.size_bytes)
+    ```
 
     :param _builtins.str environment_id: The environment's id: `env_abc123` or `environments/env_abc123`.
     :param _builtins.str path: The file's path relative to the environment root, e.g. `workspace/report.md` (a leading `/` is ignored).

@@ -53,6 +53,19 @@ def get_environments(mode: Optional['EnvironmentMode'] = None,
     """
     Lists every environment the API key can see, following every page, optionally only those of one mode.
 
+    ## Example Usage
+    ### List every on-demand environment the API key can see
+
+    Every page is read; the stack exports the list, each with its id, status, file count and sources.
+    ```python
+    import pulumi
+    import pulumi_gemini_environments as genv
+
+    on_demand = genv.get_environments_output(mode=genv.EnvironmentMode.ON_DEMAND)
+
+    pulumi.export("environments", on_demand.environments)
+    ```
+
     :param 'EnvironmentMode' mode: Only environments of this mode, e.g. `self_hosted`; omitted: every environment.
     """
     __args__ = dict()
@@ -66,6 +79,19 @@ def get_environments_output(mode: pulumi.Input[Optional[Optional['EnvironmentMod
                             opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetEnvironmentsResult]:
     """
     Lists every environment the API key can see, following every page, optionally only those of one mode.
+
+    ## Example Usage
+    ### List every on-demand environment the API key can see
+
+    Every page is read; the stack exports the list, each with its id, status, file count and sources.
+    ```python
+    import pulumi
+    import pulumi_gemini_environments as genv
+
+    on_demand = genv.get_environments_output(mode=genv.EnvironmentMode.ON_DEMAND)
+
+    pulumi.export("environments", on_demand.environments)
+    ```
 
     :param 'EnvironmentMode' mode: Only environments of this mode, e.g. `self_hosted`; omitted: every environment.
     """

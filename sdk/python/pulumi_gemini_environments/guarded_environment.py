@@ -124,6 +124,52 @@ class GuardedEnvironment(pulumi.ComponentResource):
         """
         An Environment whose hooks (`.agents/hooks.json` and its scripts) and egress policy are declared together; the hooks linter stops the preview on errors.
 
+        ## Example Usage
+        ### A security gate: a hook that denies `rm -rf`, checked by a policy case at every preview
+
+        Before every `code_execution` the gate's script reads the call and denies one that runs `rm -rf`.
+        The policy case runs in a local sandbox at every preview and update; a gate that stops denying it
+        fails the preview. Nothing leaves the sandbox.
+        ```python
+        import pulumi
+        import pulumi_gemini_environments as genv
+
+        GATE = \"\"\"import json, sys
+        code = json.load(sys.stdin)["tool_call"]["args"].get("code", "")
+        print(json.dumps({"decision": "deny", "reason": "destructive"} if "rm -rf" in code else {"decision": "allow"}))
+        \"\"\"
+
+        guarded = genv.GuardedEnvironment(
+            "guarded",
+            hooks=genv.HookBundleArgs(
+                config={
+                    "security-gate": genv.HooksGroupArgs(
+                        pre_tool_execution=[
+                            genv.HooksRuleArgs(
+                                matcher="code_execution",
+                                hooks=[genv.HookHandlerArgs(command=genv.CommandHandlerArgs(command="python3 /.agents/hooks-scripts/gate.py", timeout=10))],
+                            ),
+                        ],
+                    ),
+                },
+                scripts={"gate.py": GATE},
+                tests=[
+                    genv.HooksTestCaseArgs(
+                        name="rm -rf is blocked",
+                        tool_call={"name": "code_execution", "args": {"code": "rm -rf /"}},
+                        expect=genv.HookDecision.DENY,
+                        reason="destructive",
+                    ),
+                ],
+            ),
+            network=genv.EgressPolicyArgs(disabled=True),
+            sources=[genv.SourceArgs(type=genv.SourceType.INLINE, target="workspace/README.md", content="Scratch space.\\n")],
+        )
+
+        pulumi.export("environmentId", guarded.environment_id)
+        pulumi.export("policyTests", guarded.policy_tests)
+        ```
+
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[Sequence[pulumi.Input['LintCode']]] acknowledged_warnings: Linter warning codes reviewed and accepted, not reported again (errors cannot be acknowledged).
@@ -140,6 +186,52 @@ class GuardedEnvironment(pulumi.ComponentResource):
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
         An Environment whose hooks (`.agents/hooks.json` and its scripts) and egress policy are declared together; the hooks linter stops the preview on errors.
+
+        ## Example Usage
+        ### A security gate: a hook that denies `rm -rf`, checked by a policy case at every preview
+
+        Before every `code_execution` the gate's script reads the call and denies one that runs `rm -rf`.
+        The policy case runs in a local sandbox at every preview and update; a gate that stops denying it
+        fails the preview. Nothing leaves the sandbox.
+        ```python
+        import pulumi
+        import pulumi_gemini_environments as genv
+
+        GATE = \"\"\"import json, sys
+        code = json.load(sys.stdin)["tool_call"]["args"].get("code", "")
+        print(json.dumps({"decision": "deny", "reason": "destructive"} if "rm -rf" in code else {"decision": "allow"}))
+        \"\"\"
+
+        guarded = genv.GuardedEnvironment(
+            "guarded",
+            hooks=genv.HookBundleArgs(
+                config={
+                    "security-gate": genv.HooksGroupArgs(
+                        pre_tool_execution=[
+                            genv.HooksRuleArgs(
+                                matcher="code_execution",
+                                hooks=[genv.HookHandlerArgs(command=genv.CommandHandlerArgs(command="python3 /.agents/hooks-scripts/gate.py", timeout=10))],
+                            ),
+                        ],
+                    ),
+                },
+                scripts={"gate.py": GATE},
+                tests=[
+                    genv.HooksTestCaseArgs(
+                        name="rm -rf is blocked",
+                        tool_call={"name": "code_execution", "args": {"code": "rm -rf /"}},
+                        expect=genv.HookDecision.DENY,
+                        reason="destructive",
+                    ),
+                ],
+            ),
+            network=genv.EgressPolicyArgs(disabled=True),
+            sources=[genv.SourceArgs(type=genv.SourceType.INLINE, target="workspace/README.md", content="Scratch space.\\n")],
+        )
+
+        pulumi.export("environmentId", guarded.environment_id)
+        pulumi.export("policyTests", guarded.policy_tests)
+        ```
 
         :param str resource_name: The name of the resource.
         :param GuardedEnvironmentArgs args: The arguments to use to populate this resource's properties.

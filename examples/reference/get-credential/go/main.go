@@ -1,0 +1,28 @@
+package main
+
+import (
+	genv "github.com/gemini-environments/pulumi-gemini-environments/sdk/go/geminienvironments"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+)
+
+func main() {
+	pulumi.Run(func(ctx *pulumi.Context) error {
+		cfg := config.New(ctx, "")
+		github := genv.LookupCredentialOutput(ctx, genv.LookupCredentialOutputArgs{CredentialId: pulumi.String(cfg.Require("credentialId"))})
+		agent, err := genv.NewEnvironment(ctx, "agent", &genv.EnvironmentArgs{
+			Network: genv.EgressPolicyArgs{
+				Allowlist: genv.AllowlistEntryArray{
+					genv.AllowlistEntryArgs{Domain: pulumi.String("api.github.com"), Credential: github.CredentialId()},
+				},
+			},
+		})
+		if err != nil {
+			return err
+		}
+		ctx.Export("credentialType", github.Type())
+		ctx.Export("credentialStatus", github.Status())
+		ctx.Export("environmentId", agent.ID())
+		return nil
+	})
+}

@@ -1,0 +1,3 @@
+import { getCredentialsOutput } from "pulumi-gemini-environments";
+
+export const credentials = getCredentialsOutput().credentials;
