@@ -1,4 +1,5 @@
 // The reference examples in Python on the real engine: test/e2e/_reference.ts.
 import { describeReferenceExamples } from "./_reference";
 
-describeReferenceExamples("python");
+// The first program's stack makes the venv of scripts/python-sdk-venv when it is not cached (minutes).
+describeReferenceExamples("python", {}, 20 * 60_000);
