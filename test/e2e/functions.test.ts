@@ -3,13 +3,16 @@
 // Invoke), TypeScript (the package's own functions, called from the program, and `plugin.*` through
 // the plugin) and Python (the generated SDK). Each checks what a user would: the values, listings that
 // cross pages (one environment a page here; 51 credentials, 50 a page), the errors of an unknown id
-// and of a directory or a missing path, and no credential secret in the outputs or `pulumi stack export`.
+// and of a directory or a missing path, no credential secret in the outputs or `pulumi stack export`,
+// and an allowlist entry's transform (a header carrying a token) secret wherever a result shows it.
 import type { Stack } from "@pulumi/pulumi/automation";
 
 import { TEST_KEY } from "../support/emulator";
 import { E2E_TEST_TIMEOUT_MS, pluginProject, program, useE2E } from "./_workspace";
 
 const TOKEN = "ghp_functions-e2e-7f3a";
+/** A token in an allowlist entry's transform header, which the schema marks secret. */
+const HEADER_TOKEN = "tok_transform-e2e-91c4";
 const REPORT = "# Report\nAll checks green ✓\n";
 const LOGO = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff]);
 
@@ -17,6 +20,7 @@ describe("functions on the real engine, on things made outside Pulumi", () => {
   // One environment a ListEnvironments page: a listing of three follows three pages.
   const e2e = useE2E({ emulator: { maxPageBytes: 1 } });
   let environmentId: string;
+  let transformedId: string;
   let allIds: string[];
 
   beforeAll(async () => {
@@ -33,6 +37,7 @@ describe("functions on the real engine, on things made outside Pulumi", () => {
     environmentId = made.id;
     await client.create({ mode: "self_hosted", network: "disabled" });
     await client.create({ sources: [{ type: "inline", target: "a.txt", content: "a" }] });
+    transformedId = (await client.create({ network: { allowlist: [{ domain: "api.example.com", transform: { Authorization: `Bearer ${HEADER_TOKEN}` } }] } })).id;
     allIds = [];
     for await (const environment of client.listAll()) allIds.push(environment.id);
     for (let index = 0; index < 50; index++) {
@@ -50,6 +55,24 @@ describe("functions on the real engine, on things made outside Pulumi", () => {
     }
   }
 
+  /**
+   * The environment whose allowlist entry has a transform, looked up into `output`: a secret output
+   * (its value, with --show-secrets, the token), and the token nowhere in plain text: not in the
+   * state, not in `pulumi stack output`, not in what the update printed.
+   */
+  async function expectTransformSecret(stack: Stack, dir: string, up: { outputs: Record<string, { value: unknown; secret: boolean }>; output: string }, output: string): Promise<void> {
+    expect(up.outputs[output]).toMatchObject({ secret: true, value: { id: transformedId, network: { allowlist: [{ domain: "api.example.com" }] } } });
+    expect(JSON.stringify(up.outputs[output].value)).toContain(`Bearer ${HEADER_TOKEN}`);
+    const plainOutputs = Object.values(up.outputs).filter((value) => !value.secret);
+    expect(JSON.stringify(plainOutputs)).not.toContain(HEADER_TOKEN);
+    expect(up.output).not.toContain(HEADER_TOKEN);
+    expect(await e2e().pulumi(["stack", "output", "--json", "--stack", stack.name], dir)).not.toContain(HEADER_TOKEN);
+    const exported = await e2e().pulumi(["stack", "export", "--stack", stack.name], dir);
+    const stackResource = (JSON.parse(exported) as { deployment: { resources: Array<{ type: string; outputs?: Record<string, unknown> }> } }).deployment.resources.find((resource) => resource.type === "pulumi:pulumi:Stack");
+    expect(stackResource?.outputs).toHaveProperty(output); // in the state, as a secret (all of it, or its transform)
+    expect(exported).not.toContain(HEADER_TOKEN);
+  }
+
   describe("Pulumi YAML: fn::invoke through the plugin", () => {
     const invoke = (name: string, args: string) => `    fn::invoke:\n      function: gemini-environments:index:${name}\n${args ? `      arguments:\n${args}` : ""}`;
 
@@ -58,7 +81,7 @@ describe("functions on the real engine, on things made outside Pulumi", () => {
       async () => {
         const yaml =
           `${pluginProject("functions-yaml", e2e().pluginBinDir, "runtime: yaml")}` +
-          "config:\n  environmentId:\n    type: string\n" +
+          "config:\n  environmentId:\n    type: string\n  transformedId:\n    type: string\n" +
           "variables:\n" +
           `  shared:\n${invoke("getEnvironment", "        id: ${environmentId}\n")}` +
           `  all:\n${invoke("getEnvironments", "")}` +
@@ -67,10 +90,11 @@ describe("functions on the real engine, on things made outside Pulumi", () => {
           `  logo:\n${invoke("getEnvironmentFile", "        environmentId: ${environmentId}\n        path: /workspace/logo.png\n")}` +
           `  github:\n${invoke("getCredential", "        credentialId: gh-token\n")}` +
           `  credentials:\n${invoke("getCredentials", "")}` +
+          `  transformed:\n${invoke("getEnvironment", "        id: ${transformedId}\n")}` +
           "outputs:\n  shared: ${shared}\n  all: ${all.environments}\n  selfHosted: ${selfHosted.environments}\n  report: ${report}\n  logo: ${logo}\n" +
-          "  github: ${github}\n  credentials: ${credentials.credentials}\n";
+          "  github: ${github}\n  credentials: ${credentials.credentials}\n  transformed: ${transformed}\n";
         const dir = await e2e().workspace.addProgram("functions-yaml", { "index.js": "" }, yaml);
-        const stack = await e2e().stack(dir, "yaml", { credentials: "config", config: { environmentId } });
+        const stack = await e2e().stack(dir, "yaml", { credentials: "config", config: { environmentId, transformedId } });
         let up: Awaited<ReturnType<Stack["up"]>> & { output: string } = undefined as never;
         const requests = await e2e().requestsDuring(async () => {
           up = await e2e().run(stack, (s, onOutput) => s.up({ onOutput }));
@@ -100,6 +124,7 @@ describe("functions on the real engine, on things made outside Pulumi", () => {
         expect(out("github")).toEqual({ credentialId: "gh-token", type: "bearer_token", status: "active", createTime: expect.any(String), updateTime: expect.any(String) });
         expect(out("credentials")).toHaveLength(51);
         await expectNoSecret(stack, dir, up.outputs);
+        await expectTransformSecret(stack, dir, up, "transformed");
       },
       E2E_TEST_TIMEOUT_MS,
     );
@@ -124,7 +149,7 @@ describe("functions on the real engine, on things made outside Pulumi", () => {
 
   describe("TypeScript: the package's functions, and plugin.* through the plugin", () => {
     test(
-      "the …Output and promise forms of both agree with the API; an unknown id fails naming it",
+      "the …Output and promise forms of both agree with the API; an unknown id fails naming it; a transform stays secret",
       async () => {
         const body = `
 const config = new pulumi.Config();
@@ -138,10 +163,12 @@ exports.viaPluginReport = genv.plugin.getEnvironmentFile({ environmentId: id, pa
 exports.viaPluginCredential = genv.plugin.getCredentialOutput({ credentialId: "gh-token" });
 exports.viaPluginSelfHosted = genv.plugin.getEnvironmentsOutput({ mode: "self_hosted" }).environments.apply((environments) => environments.length);
 exports.unknown = genv.getEnvironment({ id: "env_nosuch" }).then(() => "found", (error) => error.message);
+exports.transformed = genv.getEnvironmentOutput({ id: config.require("transformedId") });
+exports.transformedViaPlugin = genv.plugin.getEnvironmentOutput({ id: config.require("transformedId") });
 exports.unknownViaPlugin = genv.plugin.getCredential({ credentialId: "nosuch" }).then(() => "found", (error) => error.message);
 `;
         const dir = await e2e().workspace.addProgram("functions-ts", program(body), pluginProject("functions-ts", e2e().pluginBinDir));
-        const stack = await e2e().stack(dir, "ts", { credentials: "config", config: { environmentId } });
+        const stack = await e2e().stack(dir, "ts", { credentials: "config", config: { environmentId, transformedId } });
         const up = await e2e().run(stack, (s, onOutput) => s.up({ onOutput }));
         const out = (name: string) => up.outputs[name]?.value;
 
@@ -161,6 +188,8 @@ exports.unknownViaPlugin = genv.plugin.getCredential({ credentialId: "nosuch" })
         expect(out("unknown")).toMatch(/^getEnvironment: id: no environment env_nosuch for this API key: check the id/);
         expect(out("unknownViaPlugin")).toMatch(/gemini-environments:index:getCredential[\s\S]*credentialId: no credential nosuch for this API key/);
         await expectNoSecret(stack, dir, up.outputs);
+        await expectTransformSecret(stack, dir, up, "transformed");
+        await expectTransformSecret(stack, dir, up, "transformedViaPlugin");
       },
       E2E_TEST_TIMEOUT_MS,
     );
