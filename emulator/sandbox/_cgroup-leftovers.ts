@@ -20,6 +20,7 @@
 import { readFileSync, readdirSync, rmdirSync } from "node:fs";
 import * as path from "node:path";
 import { randomBytes } from "node:crypto";
+import { killCgroupTasks } from "./cgroup-tasks";
 
 const PREFIX = "genv-sbx-";
 const SWEEP_INTERVAL_MS = 10_000; // between sweeps made when a call's cgroup is made (one costs ≈ µs, measured)
@@ -89,25 +90,8 @@ function sweep(base: string, retries: number): void {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EBUSY") continue; // gone meanwhile, or not ours to remove
       busy = true;
-      killTasks(dir);
+      killCgroupTasks(dir);
     }
   }
   if (busy && retries > 0) setTimeout(() => sweep(base, retries - 1), RETRY_MS).unref();
-}
-
-function killTasks(dir: string): void {
-  let tasks: string;
-  try {
-    tasks = readFileSync(path.join(dir, "cgroup.procs"), "utf8");
-  } catch {
-    return;
-  }
-  // 0 stands for a task this pid namespace cannot see (v2): never a pid to signal (0 is our own group).
-  for (const pid of tasks.split("\n").map(Number).filter((pid) => pid > 0)) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // gone already
-    }
-  }
 }

@@ -24,6 +24,7 @@ import * as path from "node:path";
 import { randomBytes } from "node:crypto";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { newCgroupName, sweepLeftoversNow } from "./_cgroup-leftovers";
+import { killCgroupTasks } from "./cgroup-tasks";
 
 type Controller = "pids" | "memory";
 
@@ -276,23 +277,17 @@ async function emptied(slot: Slot): Promise<boolean> {
   const started = performance.now();
   let timedLooks = 0;
   while (performance.now() - started < EMPTY_LIMIT_MS) {
-    const pids = new Set<number>();
+    let listed = 0;
     for (const { dir } of slot.dirs) {
-      const procs = readKernelFile(path.join(dir, "cgroup.procs"));
-      if (procs === undefined) {
+      const tasks = killCgroupTasks(dir);
+      if (tasks === undefined) {
         void removeSlot(slot); // removed under us, or unreadable: not reused
         return false;
       }
-      procs.split("\n").filter(Boolean).forEach((pid) => pids.add(Number(pid)));
+      listed += tasks.listed;
     }
-    if (pids.size === 0) return true;
-    for (const pid of pids) {
-      try {
-        process.kill(pid, "SIGKILL");
-      } catch {
-        // already gone
-      }
-    }
+    // A task this namespace cannot see (listed, not signalled) keeps the slot from reuse once the time is up.
+    if (listed === 0) return true;
     // What is left is mostly dying already (the PID namespace went with the call's pid 1, a forwarder
     // such as the egress socat with it) and gone within a millisecond or two, so the first looks come
     // at once (a timer waits at least 1 ms: a third of calls waited 1–3 ms here), then less and less
