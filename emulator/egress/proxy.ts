@@ -23,6 +23,7 @@ import type { Duplex } from "node:stream";
 import { promisify } from "node:util";
 import tls from "node:tls";
 import type { Network } from "../../sdk/schemas";
+import { processGone, selfIdentity } from "../process-identity";
 import { loadOrCreateCa, newKeyPair, signLeaf, type CertificateAuthority, type KeyPair } from "./ca";
 import { endToEndHeaders, normaliseHost, openUpstream, parseRoutes, resolveUpstream, type Upstream, type UpstreamConfig } from "./upstream";
 import { deliverThrough, type HttpHookDelivery, type HttpHookRequest } from "./hook-delivery";
@@ -329,7 +330,7 @@ async function socketDirectory(): Promise<string> {
         await promisify(execFile)("mount", ["-t", "tmpfs", "-o", "mode=0711,size=4m,nosuid,nodev,noexec", "genv-egress-sockets", NEUTRAL_SOCKET_BASE]);
       }
       await sweepDeadOwners(NEUTRAL_SOCKET_BASE, "e");
-      const dir = await fs.mkdtemp(path.join(NEUTRAL_SOCKET_BASE, `e${process.pid}-`));
+      const dir = await fs.mkdtemp(path.join(NEUTRAL_SOCKET_BASE, `e${selfIdentity}-`));
       await fs.chmod(dir, 0o711);
       return dir;
     } catch {
@@ -337,12 +338,13 @@ async function socketDirectory(): Promise<string> {
     }
   }
   await sweepDeadOwners(os.tmpdir(), "genv-egress-");
-  return fs.mkdtemp(path.join(os.tmpdir(), `genv-egress-${process.pid}-`));
+  return fs.mkdtemp(path.join(os.tmpdir(), `genv-egress-${selfIdentity}-`));
 }
 
 /**
- * Removes the socket directories (`<prefix><pid>-…`) of emulators that are gone: one that was killed
- * could not remove its own. Run at start-up.
+ * Removes the socket directories (`<prefix><pid>-<start>-…`) of emulators that are gone: one that was
+ * killed could not remove its own. Its owner is told by pid and start time (process-identity), so a
+ * dead emulator's directory is swept though its pid now names another process. Run at start-up.
  */
 export async function sweepSocketDirectories(): Promise<void> {
   await sweepDeadOwners(NEUTRAL_SOCKET_BASE, "e");
@@ -351,17 +353,9 @@ export async function sweepSocketDirectories(): Promise<void> {
 
 async function sweepDeadOwners(dir: string, prefix: string): Promise<void> {
   for (const name of await fs.readdir(dir).catch(() => [] as string[])) {
-    const pid = new RegExp(`^${prefix}(\\d+)-`).exec(name)?.[1];
-    if (pid === undefined || Number(pid) === process.pid || processAlive(Number(pid))) continue;
+    // Names from before the start time was in them (`<prefix><pid>-<random>`) are judged by pid alone.
+    const owner = new RegExp(`^${prefix}(\\d+)-(?:(\\d+)-)?`).exec(name);
+    if (!owner || name.startsWith(`${prefix}${selfIdentity}-`) || !processGone(Number(owner[1]), owner[2])) continue;
     await fs.rm(path.join(dir, name), { recursive: true, force: true }).catch(() => undefined);
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }

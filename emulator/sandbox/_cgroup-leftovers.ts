@@ -14,12 +14,14 @@
  * field 22, clock ticks since boot): `genv-sbx-<pid>-<start>-<random>`. A pid alone is reused (here
  * `pid_max` is 32,768), so a leftover whose pid now names another process would never be swept, and
  * a new emulator could take a dead one's pid. polkit identifies a process the same way
- * (`unix-process:<pid>:<start-time>`); runc and systemd need no such name, their cgroups being
- * tracked by a manager that outlives the process (a container id, a unit), which the emulator has not.
+ * (`unix-process:<pid>:<start-time>`; emulator/process-identity judges it); runc and systemd need no
+ * such name, their cgroups being tracked by a manager that outlives the process (a container id, a
+ * unit), which the emulator has not.
  */
-import { readFileSync, readdirSync, rmdirSync } from "node:fs";
+import { readdirSync, rmdirSync } from "node:fs";
 import * as path from "node:path";
 import { randomBytes } from "node:crypto";
+import { processGone, selfIdentity } from "../process-identity";
 import { killCgroupTasks } from "./cgroup-tasks";
 
 const PREFIX = "genv-sbx-";
@@ -27,24 +29,9 @@ const SWEEP_INTERVAL_MS = 10_000; // between sweeps made when a call's cgroup is
 const RETRY_MS = 200; // until an emptied leftover is tried again
 const RETRIES = 10;
 
-/** When process `pid` started (clock ticks since boot), or undefined when there is no such process. */
-function startTimeOf(pid: number): string | undefined {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT" || (error as NodeJS.ErrnoException).code === "ESRCH") return undefined;
-    throw error; // it may well be running: the caller must not take it for gone
-  }
-  // The command name (field 2) is in parentheses and may hold spaces and parentheses itself.
-  return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
-}
-
-const self = `${process.pid}-${startTimeOf(process.pid)}`;
-
 /** The name of a new per-call cgroup of this emulator. */
 export function newCgroupName(): string {
-  return `${PREFIX}${self}-${randomBytes(6).toString("hex")}`;
+  return `${PREFIX}${selfIdentity}-${randomBytes(6).toString("hex")}`;
 }
 
 /**
@@ -55,13 +42,7 @@ function ownerGone(name: string): boolean {
   const owner = /^genv-sbx-(\d+)-(?:(\d+)-)?[0-9a-f]+$/.exec(name);
   if (!owner) return false;
   const [, pid, start] = owner;
-  let running: string | undefined;
-  try {
-    running = startTimeOf(Number(pid));
-  } catch {
-    return false; // unreadable (hidepid): left alone
-  }
-  return running === undefined || (start !== undefined && running !== start);
+  return processGone(Number(pid), start);
 }
 
 let lastSweep = -Infinity;
@@ -83,7 +64,7 @@ function sweep(base: string, retries: number): void {
   }
   let busy = false;
   for (const name of names) {
-    if (name.startsWith(`${PREFIX}${self}-`) || !ownerGone(name)) continue;
+    if (name.startsWith(`${PREFIX}${selfIdentity}-`) || !ownerGone(name)) continue;
     const dir = path.join(base, name);
     try {
       rmdirSync(dir);

@@ -1,0 +1,44 @@
+/**
+ * `processGone` (emulator/process-identity): a name left on disk by a process, judged by its pid and
+ * start time, on real processes: a pid that a live process holds is not enough to keep what a dead
+ * one left (pids are reused), and a dead pid is gone whatever the name says.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { processGone, selfIdentity, startTimeOf } from "../../../emulator/process-identity";
+
+const running: ChildProcess[] = [];
+afterAll(() => running.forEach((child) => child.kill("SIGKILL")));
+
+function sleeper(): ChildProcess {
+  const child = spawn("sleep", ["60"], { stdio: "ignore" });
+  running.push(child);
+  return child;
+}
+
+async function exitedPid(): Promise<number> {
+  const child = spawn("true");
+  await new Promise((resolve) => child.once("exit", resolve));
+  return child.pid!;
+}
+
+test("a live process with the start time of the name is not gone; with another start time (its pid reused) it is", () => {
+  const live = sleeper();
+  const start = startTimeOf(live.pid!)!;
+  expect(start).toMatch(/^\d+$/);
+  expect(processGone(live.pid!, start)).toBe(false);
+  expect(processGone(live.pid!, String(Number(start) - 1))).toBe(true);
+});
+
+test("a pid no process holds is gone, with or without a start time; a live pid without one is not", async () => {
+  const dead = await exitedPid();
+  expect(startTimeOf(dead)).toBeUndefined();
+  expect(processGone(dead, "12345")).toBe(true);
+  expect(processGone(dead)).toBe(true);
+  expect(processGone(sleeper().pid!)).toBe(false);
+});
+
+test("this process's own identity is its pid and start time", () => {
+  expect(selfIdentity).toBe(`${process.pid}-${startTimeOf(process.pid)}`);
+  const [pid, start] = selfIdentity.split("-");
+  expect(processGone(Number(pid), start)).toBe(false);
+});
