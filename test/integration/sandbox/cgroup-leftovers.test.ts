@@ -3,33 +3,19 @@
  * apart from a live emulator's by pid and start time (pids are reused). The crash itself, with real
  * kills of `genv serve`: test/integration/robustness/crash.test.ts.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, rmdirSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { pidsCgroupAvailable, runInSandbox } from "../../../emulator/sandbox";
 import { cgroupBasesOf, startTimeOf } from "../../support/cgroups";
 import { describeNeeding } from "../../support/prerequisites";
 import { makeTree } from "../../support/trees";
+import { exitedPid, useSleepers } from "../../support/owner-processes";
 
-const running: ChildProcess[] = [];
+const sleeper = useSleepers();
 const made: string[] = [];
-afterAll(async () => {
-  const exited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
-  await Promise.all(running.filter((child) => !exited(child)).map((child) => new Promise((resolve) => child.once("exit", resolve).kill("SIGKILL"))));
+afterAll(() => {
   for (const dir of made) if (existsSync(dir)) rmdirSync(dir);
 });
-
-function sleeper(): ChildProcess {
-  const child = spawn("sleep", ["120"], { stdio: "ignore" });
-  running.push(child);
-  return child;
-}
-
-async function exitedPid(): Promise<number> {
-  const child = spawn("true");
-  await new Promise((resolve) => child.once("exit", resolve));
-  return child.pid!;
-}
 
 describeNeeding({ "a pids cgroup the emulator can create (root: cgroup v1, or v2 with the controller delegated)": pidsCgroupAvailable() })("the leftovers of emulators that are gone", () => {
   test("are removed at the first call, busy ones emptied first, and a live process's are kept, even where a leftover's pid now names a live process", async () => {

@@ -4,29 +4,19 @@
  * another time, is a dead emulator's and goes; a live owner's stays. Real directories in the temporary
  * directory, named as the proxy names them, owned by real processes.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { sweepSocketDirectories } from "../../../emulator/egress";
 import { startTimeOf } from "../../../emulator/process-identity";
+import { exitedPid, useSleepers } from "../../support/owner-processes";
 
-const running: ChildProcess[] = [];
+const sleeper = useSleepers();
 const made: string[] = [];
-afterAll(() => {
-  running.forEach((child) => child.kill("SIGKILL"));
-  made.forEach((dir) => rmSync(dir, { recursive: true, force: true }));
-});
-
-async function exitedPid(): Promise<number> {
-  const child = spawn("true");
-  await new Promise((resolve) => child.once("exit", resolve));
-  return child.pid!;
-}
+afterAll(() => made.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
 test("a dead owner's directories go, its pid reused or not; a live owner's stay, named with or without its start time", async () => {
-  const live = spawn("sleep", ["60"], { stdio: "ignore" });
-  running.push(live);
+  const live = sleeper();
   const start = startTimeOf(live.pid!)!;
   const dead = await exitedPid();
   const socketDir = (owner: string): string => {

@@ -3,23 +3,10 @@
  * start time, on real processes: a pid that a live process holds is not enough to keep what a dead
  * one left (pids are reused), and a dead pid is gone whatever the name says.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { processGone, selfIdentity, startTimeOf } from "../../../emulator/process-identity";
+import { exitedPid, useSleepers } from "../../support/owner-processes";
 
-const running: ChildProcess[] = [];
-afterAll(() => running.forEach((child) => child.kill("SIGKILL")));
-
-function sleeper(): ChildProcess {
-  const child = spawn("sleep", ["60"], { stdio: "ignore" });
-  running.push(child);
-  return child;
-}
-
-async function exitedPid(): Promise<number> {
-  const child = spawn("true");
-  await new Promise((resolve) => child.once("exit", resolve));
-  return child.pid!;
-}
+const sleeper = useSleepers();
 
 test("a live process with the start time of the name is not gone; with another start time (its pid reused) it is", () => {
   const live = sleeper();
