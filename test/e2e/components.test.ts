@@ -43,9 +43,9 @@ const YAML_PROGRAM = `resources:
             preToolExecution:
               - matcher: code_execution
                 hooks:
-                  - type: command
-                    command: python3 /.agents/hooks-scripts/gate.py
-                    timeout: 10
+                  - command:
+                      command: python3 /.agents/hooks-scripts/gate.py
+                      timeout: 10
         scripts:
           gate.py: ${JSON.stringify(GATE)}
       network:

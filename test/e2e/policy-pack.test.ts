@@ -202,8 +202,8 @@ new genv.GuardedEnvironment("guarded", { hooks, network: genv.NetworkPolicy.disa
             preToolExecution:
               - matcher: code_execution
                 hooks:
-                  - type: command
-                    command: python3 /.agents/hooks-scripts/gate.py
+                  - command:
+                      command: python3 /.agents/hooks-scripts/gate.py
         scripts:
           gate.py: "print('{}')\\n"
       network: { disabled: true }

@@ -34,9 +34,9 @@ const yamlProgram = (expectForCurl: "allow" | "deny") => `resources:
             preToolExecution:
               - matcher: code_execution
                 hooks:
-                  - type: command
-                    command: python3 /.agents/hooks-scripts/gate.py
-                    timeout: 10
+                  - command:
+                      command: python3 /.agents/hooks-scripts/gate.py
+                      timeout: 10
         scripts:
           gate.py: "import json, sys\\ncode = json.load(sys.stdin)['tool_call']['args'].get('code', '')\\nprint(json.dumps({'decision': 'deny', 'reason': 'destructive'} if 'rm -rf' in code else {'decision': 'allow'}))\\n"
         tests:
