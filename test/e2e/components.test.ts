@@ -112,6 +112,6 @@ describe("components through the plugin's construct (real engine)", () => {
     const program = YAML_PROGRAM.replace("command: python3 /.agents/hooks-scripts/gate.py", 'command: ""');
     const dir = await e2e().workspace.addProgram("components-yaml-invalid", { "index.js": "" }, `${pluginProject("components-yaml-invalid", e2e().pluginBinDir, "runtime: yaml")}${program}`);
     const stack = await e2e().stack(dir, "yaml");
-    await expect(e2e().run(stack, (s, onOutput) => s.preview({ onOutput }))).rejects.toThrow(/property hooks\.config\["security-gate"\]\.preToolExecution\[0\]\.hooks\[0\]\.command [^\n]*must not be empty/);
+    await expect(e2e().run(stack, (s, onOutput) => s.preview({ onOutput }))).rejects.toThrow(/property hooks\.config\["security-gate"\]\.preToolExecution\[0\]\.hooks\[0\]\.command\.command [^\n]*must not be empty/);
   }, E2E_TEST_TIMEOUT_MS);
 });
