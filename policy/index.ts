@@ -15,6 +15,7 @@
  */
 import { z } from "zod";
 import type { PolicyPack, ResourceValidationPolicy } from "@pulumi/policy";
+import { requireOptionalPeer } from "../provider/contracts/optional-peer";
 import { environmentView } from "./inputs";
 import { RULES, violations, type Rule } from "./rules";
 
@@ -31,7 +32,7 @@ export function policies(): ResourceValidationPolicy[] {
 
 /** Starts the pack (what `policy-pack/index.js` runs): only inside the engine's policy analyzer. */
 export function runPolicyPack(name = POLICY_PACK_NAME): PolicyPack {
-  const { PolicyPack } = loadPolicySdk();
+  const { PolicyPack } = requireOptionalPeer<typeof import("@pulumi/policy")>("@pulumi/policy", { neededBy: "the gemini-environments policy pack", version: "1.21" });
   return new PolicyPack(name, {
     description: "Guardrails for Gemini Environments: hooks present and read-only, egress inside the allowed domains, no secrets in sources.",
     policies: policies(),
@@ -51,14 +52,4 @@ function resourcePolicy(rule: Rule): ResourceValidationPolicy {
       for (const message of violations(rule, view, args.getConfig<Record<string, unknown>>())) reportViolation(message);
     },
   };
-}
-
-/** `@pulumi/policy`, or an error that names the install command (it is an optional peer dependency). */
-function loadPolicySdk(): typeof import("@pulumi/policy") {
-  try {
-    return require("@pulumi/policy") as typeof import("@pulumi/policy");
-  } catch (error) {
-    if ((error as { code?: string }).code !== "MODULE_NOT_FOUND") throw error;
-    throw new Error("the gemini-environments policy pack needs @pulumi/policy beside pulumi-gemini-environments: npm install @pulumi/policy@1.21");
-  }
 }

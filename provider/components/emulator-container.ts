@@ -17,6 +17,7 @@
 import * as pulumi from "../contracts/pulumi-sdk";
 import { issueAt } from "../../sdk/issues";
 import { InvalidInputError } from "../contracts/errors";
+import { requireOptionalPeer } from "../contracts/optional-peer";
 import * as apiKeyProvider from "./emulator-api-key-provider";
 import type { EmulatorApiKeyOutputs } from "./emulator-api-key-provider";
 
@@ -69,7 +70,7 @@ export class EmulatorContainer extends pulumi.ComponentResource {
   constructor(name: string, args: EmulatorContainerArgs = {}, opts?: pulumi.ComponentResourceOptions) {
     const port = checkedPort(args.port);
     const network = checkedNetwork(args.network);
-    const docker = loadDockerSdk();
+    const docker = requireOptionalPeer<typeof import("@pulumi/docker")>("@pulumi/docker", { neededBy: "EmulatorContainer", version: "5.0.0" });
     super(EMULATOR_CONTAINER_TYPE, name, {}, opts);
 
     const apiKey = args.apiKey !== undefined ? pulumi.secret(args.apiKey) : new EmulatorApiKey(`${name}-api-key`, { parent: this }).value;
@@ -135,14 +136,4 @@ function checkedNetwork(network: string | undefined): EmulatorNetwork {
   throw new InvalidInputError([issueAt(["network"], "invalid-network", `${JSON.stringify(network)}: give "bridge" (a published port) or "host" (the host's network)`)], {
     what: "EmulatorContainer",
   });
-}
-
-/** `@pulumi/docker`, or an error that names the install command (it is an optional peer dependency). */
-function loadDockerSdk(): typeof import("@pulumi/docker") {
-  try {
-    return require("@pulumi/docker") as typeof import("@pulumi/docker");
-  } catch (error) {
-    if ((error as { code?: string }).code !== "MODULE_NOT_FOUND") throw error;
-    throw new Error("EmulatorContainer needs @pulumi/docker beside pulumi-gemini-environments: npm install @pulumi/docker@5.0.0");
-  }
 }
