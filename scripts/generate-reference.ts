@@ -3,8 +3,9 @@
  * from the same source as schema.json: the schema `generateSchema` derives from the zod schemas, and
  * the zod meta for what a change of an input does. Each property is shown with its name in TypeScript,
  * Python, Go and YAML, its type, whether it is secret, what a change does and its description; each
- * resource with one Pulumi YAML example (`REFERENCE_EXAMPLES`, which a test checks with the provider's
- * own check). `npm run schema` rewrites the pages; a test fails when the committed ones drift.
+ * resource and function with its examples (examples/reference/, through schema.json's descriptions; the
+ * Provider's is `PROVIDER_EXAMPLE`). `npm run schema` rewrites the pages; a test fails when the committed
+ * ones drift.
  *
  * Names per language follow Pulumi's generators: Python snake_case, Go PascalCase, YAML schema.json's
  * camelCase; TypeScript uses this npm package's names (a nested type's fields as on the wire, e.g.
@@ -43,79 +44,15 @@ interface FunctionSpec {
   outputs: ObjectSpec;
 }
 
-/** One Pulumi YAML example per resource: the resource's properties, as a program declares them. */
-export const REFERENCE_EXAMPLES: Record<string, { name: string; properties: Json; note: string }> = {
-  Credential: {
-    name: "github",
-    note: "A GitHub token the egress proxy injects as `Authorization: Bearer …`; `${githubToken}` is a secret of the stack's config.",
-    properties: { credentialId: "github-agent-token", type: "bearer_token", token: "${githubToken}" },
-  },
-  Environment: {
-    name: "agent",
-    note: "An environment whose only egress is the GitHub API, where the proxy injects the Credential above and a header.",
-    properties: {
-      sources: [{ type: "inline", target: "workspace/TASK.md", content: "Triage the open issues.\n" }],
-      network: {
-        allowlist: [{ domain: "api.github.com", credential: "${github.credentialId}", transform: [{ "X-GitHub-Api-Version": "2022-11-28" }] }],
-      },
-    },
-  },
-  GuardedEnvironment: {
-    name: "guarded",
-    note: "Hooks that deny `rm -rf`, with a policy case that runs at every preview, and no network at all.",
-    properties: {
-      hooks: {
-        config: {
-          "security-gate": {
-            preToolExecution: [{ matcher: "code_execution", hooks: [{ command: { command: "python3 /.agents/hooks-scripts/gate.py", timeout: 10 } }] }],
-          },
-        },
-        scripts: { "gate.py": "${gateScript}" },
-        tests: [{ name: "rm -rf is blocked", toolCall: { name: "code_execution", args: { code: "rm -rf /" } }, expect: "deny", reason: "destructive" }],
-      },
-      network: { disabled: true },
-      acknowledgedWarnings: ["inline-hooks-writable"],
-    },
-  },
-  Provider: {
-    name: "local",
-    note: "An explicit provider for `genv serve`; resources take it with `options: {provider: ${local}}`.",
-    properties: { baseUrl: "http://127.0.0.1:8765", apiKey: "${emulatorKey}" },
-  },
-};
-
-/** One Pulumi YAML example per function: its arguments, and the output a program takes from its result. */
-export const FUNCTION_EXAMPLES: Record<string, { variable: string; arguments: Json; outputs: Record<string, string>; note: string }> = {
-  getEnvironment: {
-    variable: "shared",
-    note: "An environment another stack made, by the id in this stack's config: is it still active, and how many files does it hold?",
-    arguments: { id: "${sharedEnvironmentId}" },
-    outputs: { sharedStatus: "${shared.status}", sharedFiles: "${shared.fileCount}" },
-  },
-  getEnvironments: {
-    variable: "selfHosted",
-    note: "Every self_hosted environment of the API key, all pages.",
-    arguments: { mode: "self_hosted" },
-    outputs: { selfHostedEnvironments: "${selfHosted.environments}" },
-  },
-  getEnvironmentFile: {
-    variable: "report",
-    note: "The report an agent wrote in an environment, as text.",
-    arguments: { environmentId: "${sharedEnvironmentId}", path: "workspace/report.md" },
-    outputs: { report: "${report.content}" },
-  },
-  getCredential: {
-    variable: "github",
-    note: "A credential an allowlist entry references: does it exist, and is it active? Its secret is never returned.",
-    arguments: { credentialId: "github-agent-token" },
-    outputs: { githubCredentialStatus: "${github.status}" },
-  },
-  getCredentials: {
-    variable: "all",
-    note: "Every credential of the API key: ids, types, status and times.",
-    arguments: {},
-    outputs: { firstCredential: "${all.credentials[0].credentialId}" },
-  },
+/**
+ * The Provider's Pulumi YAML example. Every resource's and function's example is a program in
+ * examples/reference/ (scripts/reference-examples.ts), which schema.json's descriptions carry; the
+ * provider's description is its config's, without one.
+ */
+export const PROVIDER_EXAMPLE = {
+  name: "local",
+  note: "An explicit provider for `genv serve`; resources take it with `options: {provider: ${local}}`.",
+  properties: { baseUrl: "http://127.0.0.1:8765", apiKey: "${emulatorKey}" },
 };
 
 const CHANGE: Record<NonNullable<PropertyMeta["change"]>, string> = {
@@ -191,7 +128,7 @@ function resourcePage(name: string, spec: ObjectSpec, changes: Map<string, Prope
   const required = new Set(spec.requiredInputs ?? []);
   const outputs = Object.entries(spec.properties ?? {}).filter(([property]) => !(property in inputs));
   const [prose, examples] = descriptionParts(spec.description);
-  const example = examples ? undefined : REFERENCE_EXAMPLES[name];
+  const example = name === "Provider" ? PROVIDER_EXAMPLE : undefined;
   const lines = [
     GENERATED,
     `# ${name} (${kind})`,
@@ -224,7 +161,6 @@ function functionPage(name: string, spec: FunctionSpec, resources: Set<string>, 
   const go = goFunctionName(name, resources);
   const python = pythonName(name);
   const [prose, examples] = descriptionParts(spec.description);
-  const example = examples ? undefined : FUNCTION_EXAMPLES[name];
   const lines = [
     GENERATED,
     `# ${name} (function)`,
@@ -245,11 +181,6 @@ function functionPage(name: string, spec: FunctionSpec, resources: Set<string>, 
     ...propertyTable(spec.outputs.properties ?? {}, new Set(spec.outputs.required ?? []), () => undefined, undefined, "Always set"),
   ];
   if (examples) lines.push(examples);
-  if (example) {
-    const invoke = { "fn::invoke": { function: token, ...(Object.keys(example.arguments).length > 0 && { arguments: example.arguments }) } };
-    lines.push("## Example (Pulumi YAML)", "", escapeText(example.note), "", "```yaml", "variables:", `  ${example.variable}:`, ...yamlLines(invoke, 4), "outputs:");
-    lines.push(...yamlLines(example.outputs, 2), "```", "");
-  }
   return `${lines.join("\n").trimEnd()}\n`;
 }
 
@@ -389,7 +320,7 @@ function anchor(name: string): string {
 
 /**
  * A description's prose, and its examples block (examples/reference) as a section of its own, its
- * programs as they are; a page's single YAML example stands in where there is none.
+ * programs as they are.
  */
 function descriptionParts(description = ""): [string, string | undefined] {
   const [prose = "", block] = description.split(/\n\n(?=\{\{% examples %\}\})/);

@@ -1,20 +1,14 @@
 /**
  * docs/reference/ is generated (scripts/generate-reference.ts, `npm run schema`) from the same source as
  * schema.json: this fails when the committed pages differ from the generator's, when a name it gives
- * for Python or Go is not the generated SDKs' (sdk/python, sdk/go), or when a page's example is not
- * what the provider accepts.
+ * for Python or Go is not the generated SDKs' (sdk/python, sdk/go), or when a resource or function
+ * has no example program in examples/reference.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { credentialCore } from "../../../provider/credential/core";
-import type { CredentialInputs } from "../../../provider/credential/inputs";
-import { environmentCore } from "../../../provider/environment/core";
-import type { EnvironmentInputs } from "../../../provider/environment/inputs";
-import { GuardedEnvironmentInputs } from "../../../provider/components/guarded-environment-inputs";
-import { withWireNames } from "../../../provider/contracts/resource-schema";
-import { validationIssues } from "../../../sdk/issues";
 import { generateSchema } from "../../../scripts/generate-schema";
-import { goFunctionName, goName, pythonName, REFERENCE_EXAMPLES, referencePages } from "../../../scripts/generate-reference";
+import { goFunctionName, goName, PROVIDER_EXAMPLE, pythonName, referencePages } from "../../../scripts/generate-reference";
+import { referenceExamples, referenceFolderOf } from "../../../scripts/reference-examples";
 
 const root = path.resolve(__dirname, "../../..");
 const dir = path.join(root, "docs", "reference");
@@ -76,22 +70,18 @@ describe("the names it gives are the generated SDKs'", () => {
   });
 });
 
-describe("every page's example is what the provider accepts", () => {
-  test("Credential", () => {
-    expect(credentialCore.check({}, REFERENCE_EXAMPLES.Credential.properties as unknown as CredentialInputs).failures).toEqual([]);
+describe("every page has an example", () => {
+  // The resources' and functions' examples are programs that the real engine runs (test/e2e/reference-*.test.ts).
+  test("every resource and function has a program in examples/reference", () => {
+    const schema = generateSchema(root) as { resources: object; functions: object };
+    const folders = new Set(referenceExamples(root).map((example) => example.name));
+    const names = [...Object.keys(schema.resources), ...Object.keys(schema.functions)].map((token) => token.split(":").pop()!);
+    expect(names.length).toBeGreaterThan(0);
+    expect(names.filter((name) => !folders.has(referenceFolderOf(name)))).toEqual([]);
   });
 
-  test("Environment", () => {
-    expect(environmentCore.check({}, REFERENCE_EXAMPLES.Environment.properties as unknown as EnvironmentInputs).failures).toEqual([]);
-  });
-
-  test("GuardedEnvironment (its hooks as the plugin's construct reads them)", () => {
-    const parsed = GuardedEnvironmentInputs.safeParse(withWireNames(GuardedEnvironmentInputs, REFERENCE_EXAMPLES.GuardedEnvironment.properties));
-    expect(parsed.success ? [] : validationIssues(parsed.error)).toEqual([]);
-  });
-
-  test("Provider", () => {
+  test("the Provider's sets only the provider's inputs", () => {
     const { provider } = generateSchema(root) as { provider: { inputProperties: object } };
-    expect(Object.keys(REFERENCE_EXAMPLES.Provider.properties).filter((key) => !(key in provider.inputProperties))).toEqual([]);
+    expect(Object.keys(PROVIDER_EXAMPLE.properties).filter((key) => !(key in provider.inputProperties))).toEqual([]);
   });
 });
