@@ -1,6 +1,5 @@
-// Programs of any Pulumi language, given as one source text each — a reference example's file or a
-// fenced block of a Markdown page — made into a project under the e2e workspace and run: up, then
-// destroy, against the fixture's emulator.
+// Programs of any Pulumi language, given as one source text each (a reference example's file), made
+// into a project under the e2e workspace and run: up, then destroy, against the fixture's emulator.
 //
 //   const dir = await addProgramOf(e2e(), "go", "get-environment", source);
 //   const result = await upAndDestroy(e2e(), dir, "go", { config: { environmentId } });
@@ -24,9 +23,6 @@ export type Language = (typeof LANGUAGES)[number];
 
 /** The file a program of each language is written in. */
 export const MAIN_FILE: Record<Language, string> = { typescript: "index.ts", python: "__main__.py", go: "main.go", yaml: "Pulumi.yaml" };
-
-/** The info string of a fenced block in each language, as the registry's examples write them. */
-const FENCE: Record<string, Language> = { typescript: "typescript", ts: "typescript", python: "python", py: "python", go: "go", yaml: "yaml" };
 
 const GO_EXAMPLE = path.join(repoRoot, "examples", "go-environment");
 
@@ -89,22 +85,4 @@ export async function upAndDestroy(e2e: E2E, dir: string, language: Language, op
   const destroy = await e2e.run(stack, (s, onOutput) => s.destroy({ onOutput }));
   await stack.workspace.removeStack(stack.name);
   return { outputs: up.outputs, created: up.summary.resourceChanges?.create ?? 0, deleted: destroy.summary.resourceChanges?.delete ?? 0, left: await listIds(e2e.client) };
-}
-
-export interface FencedProgram {
-  language: Language;
-  source: string;
-  /** 1-based line of the opening fence, to name the program in a failure. */
-  line: number;
-}
-
-/** The fenced blocks of `markdown` in a language a Pulumi program is written in, in order. */
-export function fencedPrograms(markdown: string): FencedProgram[] {
-  const programs: FencedProgram[] = [];
-  const fence = /^```([a-z]+)[^\n]*\n([\s\S]*?)^```\s*$/gm;
-  for (const match of markdown.matchAll(fence)) {
-    const language = FENCE[match[1]!];
-    if (language) programs.push({ language, source: match[2]!, line: markdown.slice(0, match.index).split("\n").length });
-  }
-  return programs;
 }
