@@ -66,6 +66,8 @@ const ENVIRONMENT_OUTPUT_NAMES = Object.keys(ENVIRONMENT_COMPUTED);
 const ENVIRONMENT_OUTPUTS = { status: "active", created: "2026-12-01T00:00:00Z", updated: "2026-12-01T00:00:00Z", lastAccessed: "2026-12-01T00:00:00Z", fileCount: 3, sizeBytes: 1800 };
 const STEPS = ["up", "preview", "destroy"] as const;
 type Step = (typeof STEPS)[number];
+/** Each step as the rows name it. */
+const STEP_NAMES: Record<Step, string> = { up: "up", preview: "preview (no-op)", destroy: "destroy" };
 /** An empty list of measures for each step. */
 const perStep = () => Object.fromEntries(STEPS.map((step) => [step, [] as number[]])) as Record<Step, number[]>;
 
@@ -183,6 +185,14 @@ interface LogEntry {
   path: string;
 }
 
+/** A timed step: its wall and CPU ms (see `reapedChildrenCpuMs`), the API calls it made, and its result. */
+interface Timed<T> {
+  ms: number;
+  cpuMs: number;
+  calls: LogEntry[];
+  result: T;
+}
+
 export async function benchFleet(log: (line: string) => void = console.log): Promise<Comparison[]> {
   const requests: LogEntry[] = [];
   const bench = await startEngineBench("fleet", ["--log-format", "json"], (line) => {
@@ -230,7 +240,7 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
       await setCount(variant, COUNT);
     }
 
-    const timed = async <T>(body: () => Promise<T>): Promise<{ ms: number; cpuMs: number; calls: LogEntry[]; result: T }> => {
+    const timed = async <T>(body: () => Promise<T>): Promise<Timed<T>> => {
       const before = requests.length;
       const cpuBefore = reapedChildrenCpuMs();
       const started = performance.now();
@@ -270,28 +280,38 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
     await fs.writeFile(requestsFile, JSON.stringify(Array.from({ length: COUNT }, (_, i) => ({ sources: [...inputs.sources, { type: "inline", target: "workspace/task.txt", content: `task ${i}\n` }], network: "disabled" }))));
     const runSdk = (mode: string, file: string) => execFileAsync(process.execPath, [sdkScript, client, mode, file, String(ENGINE_PARALLEL)], { env, maxBuffer: 16 * 1024 * 1024 });
 
+    /**
+     * A variant's `up` of `count`, its no-op `preview` and its `destroy`, each timed, checked (the up
+     * made `count`, the preview plans nothing) and pushed to `wall` and `cpu`; `beforeDestroy`, untimed,
+     * runs on what is up.
+     */
+    const measureSteps = async (variant: Variant, count: number, wall: Record<Step, number[]>, cpuMs: Record<Step, number[]>, beforeDestroy?: (up: Timed<unknown>, preview: Timed<unknown>) => Promise<void>) => {
+      const stack = stacks[variant];
+      const up = await timed(() => stack.up());
+      if (up.result.outputs.ids.value.length !== count) throw new Error(`${variant}: pulumi up made ${up.result.outputs.ids.value.length} resources`);
+      const preview = await timed(() => stack.preview());
+      const planned = Object.entries(preview.result.changeSummary).filter(([op, n]) => op !== "same" && n > 0);
+      if (planned.length > 0) throw new Error(`${variant}: the preview after up is not a no-op: ${JSON.stringify(preview.result.changeSummary)}`);
+      await beforeDestroy?.(up, preview);
+      const destroy = await timed(() => stack.destroy());
+      for (const [step, measured] of [["up", up], ["preview", preview], ["destroy", destroy]] as const) {
+        wall[step].push(measured.ms);
+        cpuMs[step].push(measured.cpuMs);
+      }
+      return { up, preview, destroy };
+    };
+
     for (let round = 0; round < ROUNDS; round++) {
       // Each round starts at another variant, so that none always follows the same one.
       for (const variant of VARIANTS.map((_, i) => VARIANTS[(i + round) % VARIANTS.length])) {
-        const stack = stacks[variant];
-        const up = await timed(() => stack.up());
-        if (up.result.outputs.ids.value.length !== COUNT) throw new Error(`${variant}: pulumi up made ${up.result.outputs.ids.value.length} resources`);
-        times[variant].up.push(up.ms);
-        cpu[variant].up.push(up.cpuMs);
-        if (round === 0) state[variant] = stateOf((await stack.exportStack()).deployment.resources as StateResource[], inputs);
-        const preview = await timed(() => stack.preview());
-        const planned = Object.entries(preview.result.changeSummary).filter(([op, n]) => op !== "same" && n > 0);
-        if (planned.length > 0) throw new Error(`${variant}: the preview after up is not a no-op: ${JSON.stringify(preview.result.changeSummary)}`);
-        times[variant].preview.push(preview.ms);
-        cpu[variant].preview.push(preview.cpuMs);
-        previewCalls[variant] += preview.calls.length;
-        if (round === 0 && variant === "plugin") {
-          const refresh = await timed(() => stack.refresh());
+        const { preview, destroy } = await measureSteps(variant, COUNT, times[variant], cpu[variant], async (up, preview) => {
+          if (round > 0) return;
+          state[variant] = stateOf((await stacks[variant].exportStack()).deployment.resources as StateResource[], inputs);
+          if (variant !== "plugin") return;
+          const refresh = await timed(() => stacks[variant].refresh());
           apiCalls = `up ${perResource(up.calls)}; no-op preview ${perResource(preview.calls)}; refresh ${perResource(refresh.calls)}`;
-        }
-        const destroy = await timed(() => stack.destroy());
-        times[variant].destroy.push(destroy.ms);
-        cpu[variant].destroy.push(destroy.cpuMs);
+        });
+        previewCalls[variant] += preview.calls.length;
         if (round === 0 && variant === "plugin") apiCalls += `; destroy ${perResource(destroy.calls)}`;
       }
       const created = await timed(() => runSdk("create", requestsFile));
@@ -384,13 +404,13 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
       row(`pulumi destroy of ${COUNT}, dynamic provider`, m(times.dynamic.destroy), "floor (no-op provider)", m(times.floor.destroy), 1.05),
       // Against a floor with the outputs an environment has: what the provider adds beyond what any provider of it costs.
       ...STEPS.map((step) =>
-        row(`pulumi ${step === "preview" ? "preview (no-op)" : step} of ${COUNT}, plugin, API stubbed`, m(times.stubbed[step]), "outputs floor (no-op, same outputs)", m(times.outputs[step]), 1.05),
+        row(`pulumi ${STEP_NAMES[step]} of ${COUNT}, plugin, API stubbed`, m(times.stubbed[step]), "outputs floor (no-op, same outputs)", m(times.outputs[step]), 1.05),
       ),
       // The same steps in CPU: on 2 shared cores, less noisy than wall time, and it leaves out the API's work.
       ...STEPS.flatMap((step) => [
-        row(`CPU of pulumi ${step === "preview" ? "preview (no-op)" : step} of ${COUNT}, plugin`, m(cpu.plugin[step]), "floor (no-op provider)", m(cpu.floor[step]), 1.05),
-        row(`CPU of pulumi ${step === "preview" ? "preview (no-op)" : step} of ${COUNT}, plugin`, m(cpu.plugin[step]), "outputs floor (no-op, same outputs)", m(cpu.outputs[step]), 1.05),
-        row(`CPU of pulumi ${step === "preview" ? "preview (no-op)" : step} of ${COUNT}, remote component`, m(cpu.remote[step]), "local component (dynamic)", m(cpu.component[step]), 1.05),
+        row(`CPU of pulumi ${STEP_NAMES[step]} of ${COUNT}, plugin`, m(cpu.plugin[step]), "floor (no-op provider)", m(cpu.floor[step]), 1.05),
+        row(`CPU of pulumi ${STEP_NAMES[step]} of ${COUNT}, plugin`, m(cpu.plugin[step]), "outputs floor (no-op, same outputs)", m(cpu.outputs[step]), 1.05),
+        row(`CPU of pulumi ${STEP_NAMES[step]} of ${COUNT}, remote component`, m(cpu.remote[step]), "local component (dynamic)", m(cpu.component[step]), 1.05),
       ]),
       // What the plugin's process costs beyond the floor's, per resource, against the floor's whole cost per resource.
       ...STEPS.map((step) =>
