@@ -46,7 +46,12 @@ import { ENVIRONMENT_COMPUTED, ENVIRONMENT_SECRET_OUTPUTS } from "../provider/en
 import { startEngineBench } from "./_engine";
 import { execFileAsync, startupMs, type Comparison } from "./_measure";
 
-const COUNT = 50;
+/**
+ * The fleet's sizes (`npm run bench fleet -- --sizes 50,300,1000`): every variant at the first, the
+ * base; at each other, the floor and the plugin only, their rows per resource and their growth
+ * against the base's.
+ */
+export const DEFAULT_FLEET_SIZES = [50];
 const ROUNDS = Number(process.env.GENV_BENCH_FLEET_ROUNDS) > 0 ? Number(process.env.GENV_BENCH_FLEET_ROUNDS) : 5; // GENV_BENCH_FLEET_ROUNDS=… to change
 const STARTUP_RUNS = 11;
 /** Rounds of the plugin-process CPU measure (ours and the floor's plugin, alternating). */
@@ -55,6 +60,9 @@ const PLUGIN_CPU_ROUNDS = 3;
 const ENGINE_PARALLEL = Number(process.env.PULUMI_PARALLEL) > 0 ? Number(process.env.PULUMI_PARALLEL) : 4 * (Number(process.env.GOMAXPROCS) || os.availableParallelism());
 
 type Variant = "plugin" | "dynamic" | "floor" | "outputs" | "stubbed" | "yaml" | "python" | "component" | "remote";
+/** The variants measured at every size of `--sizes`, not at the base only. */
+const GROWN_VARIANTS = ["floor", "plugin"] as const;
+type GrownVariant = (typeof GROWN_VARIANTS)[number];
 const ALL_VARIANTS: Variant[] = ["floor", "outputs", "plugin", "dynamic", "stubbed", "yaml", "python", "component", "remote"];
 /**
  * GENV_BENCH_FLEET_VARIANTS=outputs,stubbed (say) runs those and the two every measure needs, floor
@@ -193,7 +201,8 @@ interface Timed<T> {
   result: T;
 }
 
-export async function benchFleet(log: (line: string) => void = console.log): Promise<Comparison[]> {
+export async function benchFleet(sizes: number[] = DEFAULT_FLEET_SIZES, log: (line: string) => void = console.log): Promise<Comparison[]> {
+  const count = sizes[0];
   const requests: LogEntry[] = [];
   const bench = await startEngineBench("fleet", ["--log-format", "json"], (line) => {
     if (line.startsWith("{")) requests.push(JSON.parse(line) as LogEntry);
@@ -230,14 +239,14 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
       const inputsFile = { "inputs.json": JSON.stringify(inputs) };
       dirs[variant] =
         variant === "yaml"
-          ? await writeProgram(path.join(scratch, "fleet-yaml"), { "Pulumi.yaml": yamlFleetProgram(COUNT, inputs, pluginYaml) })
+          ? await writeProgram(path.join(scratch, "fleet-yaml"), { "Pulumi.yaml": yamlFleetProgram(count, inputs, pluginYaml) })
           : variant === "python"
             ? await writeProgram(path.join(scratch, "fleet-python"), { "Pulumi.yaml": `name: fleet-python\nruntime: python\n${pluginYaml}`, "__main__.py": PYTHON_FLEET_PROGRAM, ...inputsFile })
             : await workspace.addProgram(`fleet-${variant}`, { "index.js": fleetProgram(variant), ...inputsFile }, projectYaml(`fleet-${variant}`, { floor: plugins, outputs: plugins, dynamic: "", component: "", plugin: pluginYaml, stubbed: pluginYaml, remote: pluginYaml }[variant]));
       const envVars = variant === "stubbed" ? { ...env, GOOGLE_GEMINI_BASE_URL: stub.url } : variant === "python" ? { ...env, PATH: [pythonBin, env.PATH].join(path.delimiter) } : env;
       envs[variant] = envVars;
       stacks[variant] = await bench.stack(dirs[variant], "bench", envVars);
-      await setCount(variant, COUNT);
+      await setCount(variant, count);
     }
 
     const timed = async <T>(body: () => Promise<T>): Promise<Timed<T>> => {
@@ -253,8 +262,8 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
     const perResource = (calls: LogEntry[]) => {
       const byMethod = new Map<string, number>();
       for (const call of calls) byMethod.set(call.method, (byMethod.get(call.method) ?? 0) + 1);
-      const parts = [...byMethod].map(([method, n]) => `${(n / COUNT).toFixed(2)} ${method}`);
-      return `${(calls.length / COUNT).toFixed(2)} per resource${parts.length ? ` (${parts.join(", ")})` : ""}`;
+      const parts = [...byMethod].map(([method, n]) => `${(n / count).toFixed(2)} ${method}`);
+      return `${(calls.length / count).toFixed(2)} per resource${parts.length ? ` (${parts.join(", ")})` : ""}`;
     };
 
     // Warm-up: each engine variant once with one resource (plugin processes, module caches, disk).
@@ -262,7 +271,7 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
       await setCount(variant, 1);
       await stacks[variant].up();
       await stacks[variant].destroy();
-      await setCount(variant, COUNT);
+      await setCount(variant, count);
     }
 
     // Rounds, the variants alternating.
@@ -277,7 +286,7 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
     await fs.writeFile(sdkScript, SDK_SCRIPT);
     const client = path.join(repoRoot, "dist", "sdk", "client.js");
     const requestsFile = path.join(scratch, "create.json");
-    await fs.writeFile(requestsFile, JSON.stringify(Array.from({ length: COUNT }, (_, i) => ({ sources: [...inputs.sources, { type: "inline", target: "workspace/task.txt", content: `task ${i}\n` }], network: "disabled" }))));
+    await fs.writeFile(requestsFile, JSON.stringify(Array.from({ length: count }, (_, i) => ({ sources: [...inputs.sources, { type: "inline", target: "workspace/task.txt", content: `task ${i}\n` }], network: "disabled" }))));
     const runSdk = (mode: string, file: string) => execFileAsync(process.execPath, [sdkScript, client, mode, file, String(ENGINE_PARALLEL)], { env, maxBuffer: 16 * 1024 * 1024 });
 
     /**
@@ -304,7 +313,7 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
     for (let round = 0; round < ROUNDS; round++) {
       // Each round starts at another variant, so that none always follows the same one.
       for (const variant of VARIANTS.map((_, i) => VARIANTS[(i + round) % VARIANTS.length])) {
-        const { preview, destroy } = await measureSteps(variant, COUNT, times[variant], cpu[variant], async (up, preview) => {
+        const { preview, destroy } = await measureSteps(variant, count, times[variant], cpu[variant], async (up, preview) => {
           if (round > 0) return;
           state[variant] = stateOf((await stacks[variant].exportStack()).deployment.resources as StateResource[], inputs);
           if (variant !== "plugin") return;
@@ -354,7 +363,7 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
       const profile = path.join(scratch, `profile-${fleet}.jsonl`);
       const dir = await workspace.addProgram(`fleet-profiled-${fleet}`, { "index.js": fleetProgram(fleet), "inputs.json": JSON.stringify(inputs) }, projectYaml(`fleet-profiled-${fleet}`, pluginYaml));
       const stack = await bench.stack(dir, "bench", { ...env, GENV_PROVIDER_PROFILE: profile });
-      await stack.setConfig("count", { value: String(COUNT) });
+      await stack.setConfig("count", { value: String(count) });
       const steps: Array<[string, () => Promise<unknown>]> = [
         ["up", () => stack.up()],
         ...(fleet === "plugin" ? ([["no-op preview", () => stack.preview()], ["refresh", () => stack.refresh()]] as Array<[string, () => Promise<unknown>]>) : []),
@@ -363,13 +372,25 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
       for (const [step, run] of steps) {
         await fs.writeFile(profile, "");
         await run();
-        phases.push({ fleet, step, costs: phaseCosts(await fs.readFile(profile, "utf8")) });
+        phases.push({ fleet, step, costs: phaseCosts(await fs.readFile(profile, "utf8"), count) });
       }
+    }
+
+    // The other sizes: the floor and the plugin only, alternating round by round.
+    const grown = new Map<number, Record<GrownVariant, { wall: Record<Step, number[]>; cpu: Record<Step, number[]> }>>();
+    for (const size of sizes.slice(1)) {
+      const measures = { floor: { wall: perStep(), cpu: perStep() }, plugin: { wall: perStep(), cpu: perStep() } };
+      grown.set(size, measures);
+      for (const variant of GROWN_VARIANTS) await setCount(variant, size);
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const variant of round % 2 === 0 ? GROWN_VARIANTS : [...GROWN_VARIANTS].reverse()) await measureSteps(variant, size, measures[variant].wall, measures[variant].cpu);
+      }
+      for (const variant of GROWN_VARIANTS) await setCount(variant, count);
     }
 
     const m = (values: number[]) => median(values);
     const row = (name: string, ours: number, baselineName: string, baseline: number, target: number, note?: string): Comparison => ({ name, ours, baselineName, baseline, target, ...(note && { note }) });
-    log(`\nfleet of ${COUNT} (examples/fleet's inputs), Pulumi ${ENGINE_PARALLEL} operations in parallel (its default here), programs and plugins on Node.js ${nodeVersion}; median of ${ROUNDS} rounds, variants alternating`);
+    log(`\nfleet of ${count} (examples/fleet's inputs), Pulumi ${ENGINE_PARALLEL} operations in parallel (its default here), programs and plugins on Node.js ${nodeVersion}; median of ${ROUNDS} rounds, variants alternating`);
     log(`  ${["", "up ms", "preview ms", "destroy ms"].map((s, i) => (i === 0 ? s.padEnd(10) : s.padStart(11))).join("")}`);
     for (const variant of [...VARIANTS, "sdk"] as const) log(`  ${variant.padEnd(10)}${STEPS.map((step) => (times[variant][step].length ? m(times[variant][step]).toFixed(0) : "—").padStart(11)).join("")}`);
     log(`  CPU ms of the pulumi command and all it ran (not the API's), medians: ${VARIANTS.map((variant) => `${variant} ${STEPS.map((step) => m(cpu[variant][step]).toFixed(0)).join("/")}`).join(", ")}`);
@@ -386,7 +407,30 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
       const parts = PHASES.filter((phase) => costs.has(phase)).map((phase) => `${phase} ${costs.get(phase)!.toFixed(2)}`);
       log(`    ${`${fleet === "guarded" ? "remote component" : "plugin"} ${step}`.padEnd(30)}${parts.join(", ")}`);
     }
-    const floorPerResource = m(times.floor.up) / COUNT;
+    /** What a resource costs in a fleet of `size`: per resource, so that sizes compare. */
+    const perResourceAt = (size: number, variant: GrownVariant, kind: "wall" | "cpu", step: Step) => {
+      const values = size === count ? (kind === "wall" ? times : cpu)[variant][step] : grown.get(size)![variant][kind][step];
+      return m(values) / size;
+    };
+    if (grown.size > 0) {
+      log(`  how cost grows: ms per resource, wall / CPU (medians; at ${count} of the rounds above, at ${[...grown.keys()].join(" and ")} of ${ROUNDS} rounds of the floor and the plugin alone)`);
+      log(`    ${"size".padEnd(6)}${STEPS.flatMap((step) => GROWN_VARIANTS.map((variant) => `${variant} ${step}`.padStart(17))).join("")}`);
+      for (const size of sizes) {
+        log(`    ${String(size).padEnd(6)}${STEPS.flatMap((step) => GROWN_VARIANTS.map((variant) => `${perResourceAt(size, variant, "wall", step).toFixed(1)} / ${perResourceAt(size, variant, "cpu", step).toFixed(1)}`.padStart(17))).join("")}`);
+      }
+    }
+    const growthRows = [...grown.keys()].flatMap((size) =>
+      STEPS.flatMap((step) => {
+        const [floorGrowth, pluginGrowth] = GROWN_VARIANTS.map((variant) => perResourceAt(size, variant, "cpu", step) / perResourceAt(count, variant, "cpu", step));
+        return [
+          row(`pulumi ${STEP_NAMES[step]} of ${size}, plugin, per resource`, perResourceAt(size, "plugin", "wall", step), "floor, per resource", perResourceAt(size, "floor", "wall", step), 1.05),
+          row(`CPU of pulumi ${STEP_NAMES[step]} of ${size}, plugin, per resource`, perResourceAt(size, "plugin", "cpu", step), "floor, per resource", perResourceAt(size, "floor", "cpu", step), 1.05),
+          // The plugin's growth against the floor's, within 5 %: the engine's own growth is not the provider's to remove.
+          row(`CPU per resource, pulumi ${STEP_NAMES[step]}, plugin, ${size} vs ${count}`, perResourceAt(size, "plugin", "cpu", step), `plugin at ${count}`, perResourceAt(count, "plugin", "cpu", step), Math.round(floorGrowth * 1.05 * 100) / 100, `the floor grew ${floorGrowth.toFixed(2)}x; the plugin ${(pluginGrowth / floorGrowth).toFixed(2)}x the floor's growth`),
+        ];
+      }),
+    );
+    const floorPerResource = m(times.floor.up) / count;
     const phaseRow = (fleet: string, step: string, phase: Phase, target: number, note?: string): Comparison => {
       const costs = phases.find((measured) => measured.fleet === fleet && measured.step === step)!.costs;
       return row(`${fleet === "guarded" ? "remote component" : "plugin"} ${step}, ${phase} per resource`, costs.get(phase) ?? 0, "floor up, per resource", floorPerResource, target, note);
@@ -394,39 +438,39 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
 
 
     const rows = [
-      row(`pulumi up of ${COUNT}, plugin`, m(times.plugin.up), "floor (no-op provider)", m(times.floor.up), 1.05),
-      row(`pulumi preview (no-op) of ${COUNT}, plugin`, m(times.plugin.preview), "floor (no-op provider)", m(times.floor.preview), 1.05, `${previewCalls.plugin} API calls`),
-      row(`pulumi destroy of ${COUNT}, plugin`, m(times.plugin.destroy), "floor (no-op provider)", m(times.floor.destroy), 1.05),
-      row(`pulumi up of ${COUNT}, plugin, API stubbed`, m(times.stubbed.up), "floor (no-op provider)", m(times.floor.up), 1.05),
-      row(`pulumi preview (no-op) of ${COUNT}, plugin, API stubbed`, m(times.stubbed.preview), "floor (no-op provider)", m(times.floor.preview), 1.05),
-      row(`pulumi destroy of ${COUNT}, plugin, API stubbed`, m(times.stubbed.destroy), "floor (no-op provider)", m(times.floor.destroy), 1.05),
-      row(`pulumi up of ${COUNT}, dynamic provider`, m(times.dynamic.up), "floor (no-op provider)", m(times.floor.up), 1.05),
-      row(`pulumi destroy of ${COUNT}, dynamic provider`, m(times.dynamic.destroy), "floor (no-op provider)", m(times.floor.destroy), 1.05),
+      row(`pulumi up of ${count}, plugin`, m(times.plugin.up), "floor (no-op provider)", m(times.floor.up), 1.05),
+      row(`pulumi preview (no-op) of ${count}, plugin`, m(times.plugin.preview), "floor (no-op provider)", m(times.floor.preview), 1.05, `${previewCalls.plugin} API calls`),
+      row(`pulumi destroy of ${count}, plugin`, m(times.plugin.destroy), "floor (no-op provider)", m(times.floor.destroy), 1.05),
+      row(`pulumi up of ${count}, plugin, API stubbed`, m(times.stubbed.up), "floor (no-op provider)", m(times.floor.up), 1.05),
+      row(`pulumi preview (no-op) of ${count}, plugin, API stubbed`, m(times.stubbed.preview), "floor (no-op provider)", m(times.floor.preview), 1.05),
+      row(`pulumi destroy of ${count}, plugin, API stubbed`, m(times.stubbed.destroy), "floor (no-op provider)", m(times.floor.destroy), 1.05),
+      row(`pulumi up of ${count}, dynamic provider`, m(times.dynamic.up), "floor (no-op provider)", m(times.floor.up), 1.05),
+      row(`pulumi destroy of ${count}, dynamic provider`, m(times.dynamic.destroy), "floor (no-op provider)", m(times.floor.destroy), 1.05),
       // Against a floor with the outputs an environment has: what the provider adds beyond what any provider of it costs.
       ...STEPS.map((step) =>
-        row(`pulumi ${STEP_NAMES[step]} of ${COUNT}, plugin, API stubbed`, m(times.stubbed[step]), "outputs floor (no-op, same outputs)", m(times.outputs[step]), 1.05),
+        row(`pulumi ${STEP_NAMES[step]} of ${count}, plugin, API stubbed`, m(times.stubbed[step]), "outputs floor (no-op, same outputs)", m(times.outputs[step]), 1.05),
       ),
       // The same steps in CPU: on 2 shared cores, less noisy than wall time, and it leaves out the API's work.
       ...STEPS.flatMap((step) => [
-        row(`CPU of pulumi ${STEP_NAMES[step]} of ${COUNT}, plugin`, m(cpu.plugin[step]), "floor (no-op provider)", m(cpu.floor[step]), 1.05),
-        row(`CPU of pulumi ${STEP_NAMES[step]} of ${COUNT}, plugin`, m(cpu.plugin[step]), "outputs floor (no-op, same outputs)", m(cpu.outputs[step]), 1.05),
-        row(`CPU of pulumi ${STEP_NAMES[step]} of ${COUNT}, remote component`, m(cpu.remote[step]), "local component (dynamic)", m(cpu.component[step]), 1.05),
+        row(`CPU of pulumi ${STEP_NAMES[step]} of ${count}, plugin`, m(cpu.plugin[step]), "floor (no-op provider)", m(cpu.floor[step]), 1.05),
+        row(`CPU of pulumi ${STEP_NAMES[step]} of ${count}, plugin`, m(cpu.plugin[step]), "outputs floor (no-op, same outputs)", m(cpu.outputs[step]), 1.05),
+        row(`CPU of pulumi ${STEP_NAMES[step]} of ${count}, remote component`, m(cpu.remote[step]), "local component (dynamic)", m(cpu.component[step]), 1.05),
       ]),
       // What the plugin's process costs beyond the floor's, per resource, against the floor's whole cost per resource.
       ...STEPS.map((step) =>
-        row(`plugin process CPU beyond the floor's plugin, ${step === "preview" ? "no-op preview" : step}, per resource`, (m(pluginCpu.plugin[step]) - m(pluginCpu.floor[step])) / COUNT, `floor ${step === "preview" ? "preview" : step} CPU, per resource`, m(cpu.floor[step]) / COUNT, 0.05),
+        row(`plugin process CPU beyond the floor's plugin, ${step === "preview" ? "no-op preview" : step}, per resource`, (m(pluginCpu.plugin[step]) - m(pluginCpu.floor[step])) / count, `floor ${step === "preview" ? "preview" : step} CPU, per resource`, m(cpu.floor[step]) / count, 0.05),
       ),
       // The remote component (the plugin's construct) against the same component built in the program.
-      row(`pulumi up of ${COUNT}, remote component`, m(times.remote.up), "local component (dynamic)", m(times.component.up), 1.05),
-      row(`pulumi preview (no-op) of ${COUNT}, remote component`, m(times.remote.preview), "local component (dynamic)", m(times.component.preview), 1.05, `${previewCalls.remote} API calls`),
-      row(`pulumi destroy of ${COUNT}, remote component`, m(times.remote.destroy), "local component (dynamic)", m(times.component.destroy), 1.05),
+      row(`pulumi up of ${count}, remote component`, m(times.remote.up), "local component (dynamic)", m(times.component.up), 1.05),
+      row(`pulumi preview (no-op) of ${count}, remote component`, m(times.remote.preview), "local component (dynamic)", m(times.component.preview), 1.05, `${previewCalls.remote} API calls`),
+      row(`pulumi destroy of ${count}, remote component`, m(times.remote.destroy), "local component (dynamic)", m(times.component.destroy), 1.05),
       // The same plugin fleet from the other languages, against the JavaScript program (no ts-node: the least a Node.js program costs).
-      row(`pulumi up of ${COUNT}, YAML program (plugin)`, m(times.yaml.up), "JavaScript program (plugin)", m(times.plugin.up), 1.05),
-      row(`pulumi destroy of ${COUNT}, YAML program (plugin)`, m(times.yaml.destroy), "JavaScript program (plugin)", m(times.plugin.destroy), 1.05),
-      row(`pulumi up of ${COUNT}, Python program (plugin)`, m(times.python.up), "JavaScript program (plugin)", m(times.plugin.up), 1.05),
-      row(`pulumi destroy of ${COUNT}, Python program (plugin)`, m(times.python.destroy), "JavaScript program (plugin)", m(times.plugin.destroy), 1.05),
-      row(`pulumi up of ${COUNT}, plugin`, m(times.plugin.up), `sdk script, ${ENGINE_PARALLEL} at a time`, m(times.sdk.up), 1.3),
-      row(`pulumi up of ${COUNT}, floor`, m(times.floor.up), `sdk script, ${ENGINE_PARALLEL} at a time`, m(times.sdk.up), 1.3),
+      row(`pulumi up of ${count}, YAML program (plugin)`, m(times.yaml.up), "JavaScript program (plugin)", m(times.plugin.up), 1.05),
+      row(`pulumi destroy of ${count}, YAML program (plugin)`, m(times.yaml.destroy), "JavaScript program (plugin)", m(times.plugin.destroy), 1.05),
+      row(`pulumi up of ${count}, Python program (plugin)`, m(times.python.up), "JavaScript program (plugin)", m(times.plugin.up), 1.05),
+      row(`pulumi destroy of ${count}, Python program (plugin)`, m(times.python.destroy), "JavaScript program (plugin)", m(times.plugin.destroy), 1.05),
+      row(`pulumi up of ${count}, plugin`, m(times.plugin.up), `sdk script, ${ENGINE_PARALLEL} at a time`, m(times.sdk.up), 1.3),
+      row(`pulumi up of ${count}, floor`, m(times.floor.up), `sdk script, ${ENGINE_PARALLEL} at a time`, m(times.sdk.up), 1.3),
       row("plugin start-up (spawn to port)", m(startup.plugin), "bare provider.main", m(startup.bare), Math.round(((m(startup.bare) + 150) / m(startup.bare)) * 100) / 100),
       // The floor's resource has the same inputs, once, and no outputs: the state's least for them.
       row("state per environment (bytes), plugin", state.plugin.perEnvironment, "floor: same inputs once", state.floor.perEnvironment, 1.1),
@@ -438,6 +482,7 @@ export async function benchFleet(log: (line: string) => void = console.log): Pro
       phaseRow("plugin", "up", "create", 1, "(the API's answer included)"),
       phaseRow("guarded", "up", "construct", 0.05),
       phaseRow("guarded", "up", "serialization", 0.05),
+      ...growthRows,
     ];
     // A variant left out (GENV_BENCH_FLEET_VARIANTS) measured nothing: its rows go.
     return rows.filter((comparison) => Number.isFinite(comparison.ours) && Number.isFinite(comparison.baseline));
@@ -539,7 +584,7 @@ type Phase = (typeof PHASES)[number];
  * its gRPC call (its outputs, which wait for its child's registration and create through the engine);
  * serialization, the resource calls' gRPC time beyond their core calls.
  */
-function phaseCosts(profile: string): Map<string, number> {
+function phaseCosts(profile: string, count: number): Map<string, number> {
   const totals = new Map<string, number>();
   for (const line of profile.split("\n")) {
     if (!line) continue;
@@ -554,19 +599,28 @@ function phaseCosts(profile: string): Map<string, number> {
     const grpc = totals.get(`grpc.${phase}`);
     if (phase === "construct") {
       const built = totals.get("component.construct");
-      if (built !== undefined) costs.set("construct", built / COUNT);
-      if (built !== undefined && grpc !== undefined) costs.set("construct's wait", (grpc - built) / COUNT);
+      if (built !== undefined) costs.set("construct", built / count);
+      if (built !== undefined && grpc !== undefined) costs.set("construct's wait", (grpc - built) / count);
       continue;
     }
     if (core === undefined) continue;
-    costs.set(phase, core / COUNT);
+    costs.set(phase, core / count);
     if (grpc !== undefined) {
       serialization += grpc - core;
       served = true;
     }
   }
-  if (served) costs.set("serialization", serialization / COUNT);
+  if (served) costs.set("serialization", serialization / count);
   return costs;
+}
+
+/** `--sizes 50,300,1000`: whole numbers above 0, each once. */
+export function parseFleetSizes(text: string): number[] {
+  const sizes = text.split(",").map((size) => size.trim());
+  const bad = sizes.filter((size) => !/^[1-9][0-9]*$/.test(size));
+  if (bad.length > 0) throw new Error(`--sizes: ${bad.map((size) => JSON.stringify(size)).join(", ")} is not a number of resources above 0 (e.g. --sizes 50,300,1000; the first is the base, where every variant runs)`);
+  if (new Set(sizes).size !== sizes.length) throw new Error(`--sizes: ${text} names a size twice`);
+  return sizes.map(Number);
 }
 
 function variantsToRun(list: string | undefined): Variant[] {

@@ -1,18 +1,35 @@
-/** `npm run bench`: every benchmark, each printed as ratios against a baseline measured in the same run. */
+/**
+ * `npm run bench [name] [-- --sizes 50,300,1000]`: every benchmark, or the one named, each printed as
+ * ratios against a baseline measured in the same run. `--sizes`: the fleet's sizes (bench/fleet.ts).
+ */
+import { parseArgs } from "node:util";
 import { benchApi } from "./api";
 import { benchHooks } from "./hooks";
 import { benchFaults } from "./faults";
-import { benchFleet } from "./fleet";
+import { benchFleet, DEFAULT_FLEET_SIZES, parseFleetSizes } from "./fleet";
 import { benchPolicy } from "./policy";
 import { benchPolicyPack } from "./policy-pack";
 import { benchRelease } from "./release";
 import { printComparisons } from "./_measure";
 
+function benchArgs(args: string[]): { only?: string; sizes?: number[] } {
+  const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { sizes: { type: "string" } } });
+  return { only: positionals[0], sizes: values.sizes === undefined ? undefined : parseFleetSizes(values.sizes) };
+}
+
 async function main(): Promise<void> {
-  const only = process.argv[2];
+  let args: ReturnType<typeof benchArgs>;
+  try {
+    args = benchArgs(process.argv.slice(2));
+  } catch (error) {
+    console.error(`npm run bench: ${(error as Error).message}`);
+    process.exitCode = 2;
+    return;
+  }
+  const { only, sizes = DEFAULT_FLEET_SIZES } = args;
   if (!only || only === "api") printComparisons("Environments API vs plain tools (median of 5)", await benchApi());
   if (!only || only === "hooks") printComparisons("Hooks runtime and :executeTool vs bare scripts (median of 21)", await benchHooks());
-  if (!only || only === "fleet") printComparisons("pulumi up/destroy of 50 environments: plugin, dynamic provider, sdk script, the engine's floor (medians, variants alternating)", await benchFleet());
+  if (!only || only === "fleet") printComparisons(`pulumi up/destroy of ${sizes.join(", ")} environments: plugin, dynamic provider, sdk script, the engine's floor (medians, variants alternating)`, await benchFleet(sizes));
   if (!only || only === "policy") printComparisons("Guardrails as code: policy cases at preview, a hook edit in place vs replacement (medians of 5, alternating)", await benchPolicy());
   if (!only || only === "policy-pack") printComparisons("The policy pack at preview (medians of 5, alternating)", await benchPolicyPack());
   if (!only || only === "release") printComparisons("Released plugin start-up: the Linux single executable vs the Node.js launcher (spawn to port, alternating)", await benchRelease());
