@@ -2,6 +2,7 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { promisify } from "node:util";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 
 export const execFileAsync = promisify(execFile);
@@ -38,6 +39,36 @@ export async function interleavedMedians(
   }
   const median = (times: number[]) => times.sort((a, b) => a - b)[Math.floor(times.length / 2)];
   return [median(oursTimes), median(baselineTimes)];
+}
+
+/**
+ * CPU time of this process's children that have ended and been waited for, and of theirs (what
+ * `times` prints in a shell): a `pulumi` command's own and its plugins', language hosts' and
+ * programs', once it has exited. `genv serve` and the stub are not in it (still running, or this
+ * process itself).
+ */
+export function reapedChildrenCpuMs(): number {
+  const stat = readFileSync("/proc/self/stat", "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // Fields 16 and 17 of proc(5), cutime and cstime, in clock ticks (100 per second on Linux).
+  return ((Number(fields[13]) + Number(fields[14])) * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+const CLOCK_TICKS_PER_SECOND = 100;
+
+export interface WallAndCpu<T> {
+  ms: number;
+  /** CPU ms of the child processes `body` ran and waited for (`reapedChildrenCpuMs`), e.g. a `pulumi` command and all it ran. */
+  cpuMs: number;
+  result: T;
+}
+
+/** Wall and CPU time of `body`: on two shared cores CPU varies less than wall time. */
+export async function wallAndCpuMs<T>(body: () => Promise<T>): Promise<WallAndCpu<T>> {
+  const cpuBefore = reapedChildrenCpuMs();
+  const started = performance.now();
+  const result = await body();
+  const ms = performance.now() - started;
+  return { ms, cpuMs: reapedChildrenCpuMs() - cpuBefore, result };
 }
 
 /** Milliseconds from spawning a provider plugin to its port on stdout. */

@@ -36,7 +36,7 @@
  * (the plugin's outputs hold the computed values only). Also printed: the API calls per resource of
  * the plugin's up, no-op preview, refresh and destroy. Runs from the repo after `npm run build`.
  */
-import { promises as fs, readFileSync } from "node:fs";
+import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
@@ -44,7 +44,7 @@ import { group, command, hooksConfig } from "../hooks/builders";
 import { serializeHooks } from "../hooks/serialize";
 import { ENVIRONMENT_COMPUTED, ENVIRONMENT_SECRET_OUTPUTS } from "../provider/environment/resource";
 import { startEngineBench } from "./_engine";
-import { execFileAsync, startupMs, type Comparison } from "./_measure";
+import { execFileAsync, startupMs, wallAndCpuMs, type Comparison, type WallAndCpu } from "./_measure";
 
 /**
  * The fleet's sizes (`npm run bench fleet -- --sizes 50,300,1000`): every variant at the first, the
@@ -193,13 +193,8 @@ interface LogEntry {
   path: string;
 }
 
-/** A timed step: its wall and CPU ms (see `reapedChildrenCpuMs`), the API calls it made, and its result. */
-interface Timed<T> {
-  ms: number;
-  cpuMs: number;
-  calls: LogEntry[];
-  result: T;
-}
+/** A timed step (`wallAndCpuMs`) and the API calls it made. */
+type Timed<T> = WallAndCpu<T> & { calls: LogEntry[] };
 
 export async function benchFleet(sizes: number[] = DEFAULT_FLEET_SIZES, log: (line: string) => void = console.log): Promise<Comparison[]> {
   const count = sizes[0];
@@ -251,13 +246,9 @@ export async function benchFleet(sizes: number[] = DEFAULT_FLEET_SIZES, log: (li
 
     const timed = async <T>(body: () => Promise<T>): Promise<Timed<T>> => {
       const before = requests.length;
-      const cpuBefore = reapedChildrenCpuMs();
-      const started = performance.now();
-      const result = await body();
-      const ms = performance.now() - started;
-      const cpuMs = reapedChildrenCpuMs() - cpuBefore;
+      const measured = await wallAndCpuMs(body);
       await new Promise((resolve) => setTimeout(resolve, 100)); // the last log lines
-      return { ms, cpuMs, calls: requests.slice(before), result };
+      return { ...measured, calls: requests.slice(before) };
     };
     const perResource = (calls: LogEntry[]) => {
       const byMethod = new Map<string, number>();
@@ -491,20 +482,6 @@ export async function benchFleet(sizes: number[] = DEFAULT_FLEET_SIZES, log: (li
     await bench.cleanup();
   }
 }
-
-/**
- * CPU time of this process's children that have ended and been waited for, and of theirs (what
- * `times` prints in a shell): a `pulumi` command's own and its plugins', language hosts' and
- * programs', once it has exited. `genv serve` and the stub are not in it (still running, or this
- * process itself).
- */
-function reapedChildrenCpuMs(): number {
-  const stat = readFileSync("/proc/self/stat", "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  // Fields 16 and 17 of proc(5), cutime and cstime, in clock ticks (100 per second on Linux).
-  return ((Number(fields[13]) + Number(fields[14])) * 1000) / CLOCK_TICKS_PER_SECOND;
-}
-const CLOCK_TICKS_PER_SECOND = 100;
 
 /**
  * An Environments API that answers at once: creates get a fresh id and fixed counts, deletes `{}`.
