@@ -14,8 +14,7 @@ export async function medianMs(runs: number, body: () => Promise<unknown>): Prom
     await body();
     times.push(performance.now() - started);
   }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)];
+  return median(times);
 }
 
 /**
@@ -37,8 +36,13 @@ export async function interleavedMedians(
     await before?.("baseline");
     baselineTimes.push(await medianMs(1, baseline));
   }
-  const median = (times: number[]) => times.sort((a, b) => a - b)[Math.floor(times.length / 2)];
   return [median(oursTimes), median(baselineTimes)];
+}
+
+/** The middle value (the upper one of an even count). */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
 }
 
 /**

@@ -44,7 +44,7 @@ import { group, command, hooksConfig } from "../hooks/builders";
 import { serializeHooks } from "../hooks/serialize";
 import { ENVIRONMENT_COMPUTED, ENVIRONMENT_SECRET_OUTPUTS } from "../provider/environment/resource";
 import { startEngineBench } from "./_engine";
-import { execFileAsync, startupMs, wallAndCpuMs, type Comparison, type WallAndCpu } from "./_measure";
+import { execFileAsync, median, startupMs, wallAndCpuMs, type Comparison, type WallAndCpu } from "./_measure";
 
 /**
  * The fleet's sizes (`npm run bench fleet -- --sizes 50,300,1000`): every variant at the first, the
@@ -606,9 +606,4 @@ function variantsToRun(list: string | undefined): Variant[] {
   const unknown = [...chosen].filter((name) => !ALL_VARIANTS.includes(name as Variant));
   if (unknown.length > 0) throw new Error(`GENV_BENCH_FLEET_VARIANTS: no variant ${unknown.join(", ")} (the variants: ${ALL_VARIANTS.join(", ")})`);
   return ALL_VARIANTS.filter((variant) => variant === "floor" || variant === "plugin" || chosen.has(variant));
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
 }
