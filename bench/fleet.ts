@@ -44,6 +44,7 @@ import { group, command, hooksConfig } from "../hooks/builders";
 import { serializeHooks } from "../hooks/serialize";
 import { ENVIRONMENT_COMPUTED, ENVIRONMENT_SECRET_OUTPUTS } from "../provider/environment/resource";
 import { startEngineBench } from "./_engine";
+import { measureFleetOptions } from "./_fleet-options";
 import { execFileAsync, median, startupMs, wallAndCpuMs, type Comparison, type WallAndCpu } from "./_measure";
 
 /**
@@ -105,10 +106,12 @@ function fleetProgram(variant: "plugin" | "dynamic" | "floor" | "outputs" | "stu
 const pulumi = require("@pulumi/pulumi");
 const genv = require("pulumi-gemini-environments");
 const base = JSON.parse(require("node:fs").readFileSync(require("node:path").join(__dirname, "inputs.json"), "utf8"));
-const count = new pulumi.Config().getNumber("count") ?? 0;
+const config = new pulumi.Config();
+const count = config.getNumber("count") ?? 0;
+const editFirst = config.get("editFirst") ?? "";
 ${variant === "component" ? 'const bundle = new genv.HookBundle({ hooks: JSON.parse(base.sources[0].content), scripts: { "gate.py": { content: base.sources[1].content } } });\n' : ""}const make = ${make};
 const fleet = Array.from({ length: count }, (_, i) =>
-  make(\`agent-\${i}\`, { sources: [...base.sources, { type: "inline", target: "workspace/task.txt", content: \`task \${i}\\n\` }], network: "disabled" }),
+  make(\`agent-\${i}\`, { sources: [...base.sources, { type: "inline", target: "workspace/task.txt", content: \`task \${i}\${i === 0 ? editFirst : ""}\\n\` }], network: "disabled" }),
 );
 exports.ids = fleet.map((resource) => resource.${id});
 `;
@@ -196,7 +199,14 @@ interface LogEntry {
 /** A timed step (`wallAndCpuMs`) and the API calls it made. */
 type Timed<T> = WallAndCpu<T> & { calls: LogEntry[] };
 
-export async function benchFleet(sizes: number[] = DEFAULT_FLEET_SIZES, log: (line: string) => void = console.log): Promise<Comparison[]> {
+export interface FleetBenchOptions {
+  /** The fleet's sizes, the base first. Default `DEFAULT_FLEET_SIZES`. */
+  sizes?: number[];
+  /** Also measure what a user can do at the largest size (bench/_fleet-options.ts): minutes at 1,000. */
+  userOptions?: boolean;
+}
+
+export async function benchFleet({ sizes = DEFAULT_FLEET_SIZES, userOptions = false }: FleetBenchOptions = {}, log: (line: string) => void = console.log): Promise<Comparison[]> {
   const count = sizes[0];
   const requests: LogEntry[] = [];
   const bench = await startEngineBench("fleet", ["--log-format", "json"], (line) => {
@@ -379,6 +389,10 @@ export async function benchFleet(sizes: number[] = DEFAULT_FLEET_SIZES, log: (li
       for (const variant of GROWN_VARIANTS) await setCount(variant, count);
     }
 
+    const optionRows = userOptions
+      ? await measureFleetOptions({ size: Math.max(...sizes), defaultParallel: ENGINE_PARALLEL, stack: (name, extra = {}) => bench.stack(dirs.plugin, name, { ...envs.plugin, ...extra }) }, ROUNDS, log)
+      : [];
+
     const m = (values: number[]) => median(values);
     const row = (name: string, ours: number, baselineName: string, baseline: number, target: number, note?: string): Comparison => ({ name, ours, baselineName, baseline, target, ...(note && { note }) });
     log(`\nfleet of ${count} (examples/fleet's inputs), Pulumi ${ENGINE_PARALLEL} operations in parallel (its default here), programs and plugins on Node.js ${nodeVersion}; median of ${ROUNDS} rounds, variants alternating`);
@@ -474,6 +488,7 @@ export async function benchFleet(sizes: number[] = DEFAULT_FLEET_SIZES, log: (li
       phaseRow("guarded", "up", "construct", 0.05),
       phaseRow("guarded", "up", "serialization", 0.05),
       ...growthRows,
+      ...optionRows,
     ];
     // A variant left out (GENV_BENCH_FLEET_VARIANTS) measured nothing: its rows go.
     return rows.filter((comparison) => Number.isFinite(comparison.ours) && Number.isFinite(comparison.baseline));

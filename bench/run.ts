@@ -1,6 +1,7 @@
 /**
- * `npm run bench [name] [-- --sizes 50,300,1000]`: every benchmark, or the one named, each printed as
- * ratios against a baseline measured in the same run. `--sizes`: the fleet's sizes (bench/fleet.ts).
+ * `npm run bench [name] [-- --sizes 50,300,1000 --user-options]`: every benchmark, or the one named,
+ * each printed as ratios against a baseline measured in the same run. For the fleet (bench/fleet.ts):
+ * `--sizes`, its sizes; `--user-options`, what a user can do at the largest (bench/_fleet-options.ts).
  */
 import { parseArgs } from "node:util";
 import { benchApi } from "./api";
@@ -12,9 +13,9 @@ import { benchPolicyPack } from "./policy-pack";
 import { benchRelease } from "./release";
 import { printComparisons } from "./_measure";
 
-function benchArgs(args: string[]): { only?: string; sizes?: number[] } {
-  const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { sizes: { type: "string" } } });
-  return { only: positionals[0], sizes: values.sizes === undefined ? undefined : parseFleetSizes(values.sizes) };
+function benchArgs(args: string[]): { only?: string; sizes?: number[]; userOptions?: boolean } {
+  const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { sizes: { type: "string" }, "user-options": { type: "boolean" } } });
+  return { only: positionals[0], sizes: values.sizes === undefined ? undefined : parseFleetSizes(values.sizes), userOptions: values["user-options"] };
 }
 
 async function main(): Promise<void> {
@@ -26,10 +27,10 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  const { only, sizes = DEFAULT_FLEET_SIZES } = args;
+  const { only, sizes = DEFAULT_FLEET_SIZES, userOptions } = args;
   if (!only || only === "api") printComparisons("Environments API vs plain tools (median of 5)", await benchApi());
   if (!only || only === "hooks") printComparisons("Hooks runtime and :executeTool vs bare scripts (median of 21)", await benchHooks());
-  if (!only || only === "fleet") printComparisons(`pulumi up/destroy of ${sizes.join(", ")} environments: plugin, dynamic provider, sdk script, the engine's floor (medians, variants alternating)`, await benchFleet(sizes));
+  if (!only || only === "fleet") printComparisons(`pulumi up/destroy of ${sizes.join(", ")} environments: plugin, dynamic provider, sdk script, the engine's floor (medians, variants alternating)`, await benchFleet({ sizes, userOptions }));
   if (!only || only === "policy") printComparisons("Guardrails as code: policy cases at preview, a hook edit in place vs replacement (medians of 5, alternating)", await benchPolicy());
   if (!only || only === "policy-pack") printComparisons("The policy pack at preview (medians of 5, alternating)", await benchPolicyPack());
   if (!only || only === "release") printComparisons("Released plugin start-up: the Linux single executable vs the Node.js launcher (spawn to port, alternating)", await benchRelease());
