@@ -15,6 +15,7 @@
  * `read` keeps the state's value.
  */
 import { isDeepStrictEqual } from "node:util";
+import type { z } from "zod";
 import type { EnvironmentsClient } from "../../sdk/client";
 import { createEnvironmentConverging } from "../../sdk/converge";
 import { isNotFound } from "../../sdk/errors";
@@ -22,7 +23,7 @@ import { createEnvironmentRequest, Source, type CreateEnvironmentRequest, type E
 import { atPath, issueAt, validationIssues, type Issue } from "../../sdk/issues";
 import { InvalidInputError } from "../contracts/errors";
 import type * as HooksCheck from "./hooks-check";
-import { containsUnknown, currentUpdateStrategy, EnvironmentComputed, EnvironmentInputs, type EnvironmentOutputs } from "./inputs";
+import { containsUnknown, EnvironmentComputed, EnvironmentInputs, type EnvironmentOutputs } from "./inputs";
 import { propertyChanges, type ChangeKind } from "../contracts/property-diff";
 import { changedFiles, declaredHookFiles, driftedHookFiles, updatableInPlace } from "./inline-files";
 import { addChanges, checkFailure, PartialUpdateError, type ResourceCore, type ResourceDiff } from "../contracts/resource-core";
@@ -54,6 +55,7 @@ export const environmentCore: ResourceCore<EnvironmentInputs, EnvironmentOutputs
 
   check(_olds, news) {
     const issues: Issue[] = [];
+    const inputs: Record<string, unknown> = { ...news };
 
     // Properties sent to the API are checked as the API's request; the others with their own schema.
     const request: Record<string, unknown> = {};
@@ -69,8 +71,11 @@ export const environmentCore: ResourceCore<EnvironmentInputs, EnvironmentOutputs
       } else if (wire !== undefined) {
         request[wire] = value;
       } else {
+        // An input the API never sees is kept as its schema reads it (updateStrategy `inPlace`, its
+        // name before 0.2.0, as `in_place`).
         const parsed = schema.safeParse(value);
-        if (!parsed.success) issues.push(...validationIssues(parsed.error, [property]));
+        if (parsed.success) inputs[property] = parsed.data;
+        else issues.push(...validationIssues(parsed.error, [property]));
       }
     }
     if (news.sources !== undefined && containsUnknown(news.sources) && Array.isArray(news.sources)) {
@@ -98,22 +103,20 @@ export const environmentCore: ResourceCore<EnvironmentInputs, EnvironmentOutputs
     if (news.adopt !== undefined && news.fromEnvironment !== undefined) {
       issues.push(issueAt(["adopt"], "adopt-with-fork", "cannot be combined with fromEnvironment: adopt takes an existing environment as it is"));
     }
-    // `inPlace`, updateStrategy's name before 0.2.0, is kept in state by its current name.
-    const inputs = news.updateStrategy === undefined ? news : { ...news, updateStrategy: currentUpdateStrategy(news.updateStrategy) };
-    return { inputs, failures: issues.map(checkFailure) };
+    return { inputs: inputs as EnvironmentInputs, failures: issues.map(checkFailure) };
   },
 
   diff(olds, news) {
     const diff: ResourceDiff = { changes: new Map(), deleteBeforeReplace: false };
     const replaceAll = news.updateStrategy === "replace";
     const sourcesInPlace = !replaceAll && updatableInPlace(olds.sources, news.sources);
-    for (const [property, meta] of INPUTS) {
+    for (const [property, meta, schema] of INPUTS) {
       const { change, absent } = meta;
       if (change === undefined) continue;
-      // An omitted input means its `absent` value (mode: on_demand): declaring that is no change.
-      let [old, now] = [olds[property] ?? absent, news[property] ?? absent];
-      // A state written before 0.2.0 may hold updateStrategy `inPlace`: the same as `in_place`.
-      if (property === "updateStrategy") [old, now] = [currentUpdateStrategy(old as string), currentUpdateStrategy(now as string)];
+      // An omitted input means its `absent` value (mode: on_demand): declaring that is no change. An
+      // input the API never sees is compared as check keeps it, as its schema reads it: a state
+      // written before 0.2.0 may hold updateStrategy `inPlace`, which is `in_place`.
+      const [old, now] = [olds[property] ?? absent, news[property] ?? absent].map((value) => (meta.wire === undefined ? readAs(schema, value) : value));
       // Only sources may update or replace: inline-files.ts says which (sourcesInPlace).
       const replace = change === "replace" || (change === "updateOrReplace" && !sourcesInPlace);
       addChanges(diff, declaredChanges(meta, old, now, property), { replace, input: true });
@@ -223,6 +226,12 @@ async function adoptExisting(client: EnvironmentsClient, inputs: EnvironmentInpu
     throw new InvalidInputError([issueAt(["adopt"], "adopt-differs", message)]);
   }
   return { id: environment.id, outs: outputsOf(environment, inputs) };
+}
+
+/** `value` as `schema` reads it; a value it refuses, as it is. */
+function readAs(schema: z.ZodType, value: unknown): unknown {
+  const parsed = schema.safeParse(value);
+  return parsed.success ? parsed.data : value;
 }
 
 /**

@@ -26,13 +26,13 @@ export const UpdateStrategy = z.enum(["in_place", "replace"], { error: UPDATE_ST
 /** `in_place`'s name before 0.2.0, still read (as `in_place`): every other value is snake_case, as the API's are. */
 const RENAMED_UPDATE_STRATEGY = "inPlace";
 
-/** An updateStrategy as declared: a value of `UpdateStrategy`, or its former name `inPlace`. */
-export const UpdateStrategyDeclared = bindableOr(UpdateStrategy, z.literal(RENAMED_UPDATE_STRATEGY), { error: UPDATE_STRATEGY_ERROR });
-
-/** A declared updateStrategy with its current name (`inPlace` → `in_place`). */
-export function currentUpdateStrategy<Value extends string | undefined>(value: Value): Value {
-  return (value === RENAMED_UPDATE_STRATEGY ? "in_place" : value) as Value;
-}
+/**
+ * An updateStrategy as declared: a value of `UpdateStrategy`, or its former name `inPlace`, which it
+ * reads as `in_place` (in a program, and in a state written before 0.2.0).
+ */
+export const UpdateStrategyDeclared = bindableOr(UpdateStrategy, z.literal(RENAMED_UPDATE_STRATEGY), { error: UPDATE_STRATEGY_ERROR }).transform((value) =>
+  value === RENAMED_UPDATE_STRATEGY ? "in_place" : value,
+);
 
 /**
  * The egress policy as every language declares it (schema.json's `EgressPolicy`, `NetworkAllowlist`
@@ -187,11 +187,12 @@ export const EnvironmentOutputs = EnvironmentInputs.extend(EnvironmentComputed.s
 
 /** The inputs as the provider sees them (plain values, secrets unwrapped). */
 export type EnvironmentInputs = z.infer<typeof EnvironmentInputs>;
-export type UpdateStrategy = z.infer<typeof UpdateStrategyDeclared>;
+/** An updateStrategy as a program may declare it (`inPlace` included). */
+export type UpdateStrategy = z.input<typeof UpdateStrategyDeclared>;
 export type EnvironmentOutputs = z.infer<typeof EnvironmentOutputs>;
 
 /** An Environment's arguments: `sources`, `network`, `fromEnvironment`, `adopt`, `mode`, `systemInstruction`, `customConfig` (schema.json describes each). */
-export type EnvironmentArgs = InputsOf<EnvironmentInputs>;
+export type EnvironmentArgs = InputsOf<z.input<typeof EnvironmentInputs>>;
 export type SourceArgs = InputsOf<Source>;
 export type AllowlistEntryArgs = InputsOf<AllowlistEntry>;
 export type NetworkArgs = "disabled" | InputsOf<Exclude<NetworkDeclared, "disabled">>;

@@ -3,13 +3,15 @@
  * `inPlace` is now `in_place` (every enum value is snake_case, as the API's are).
  */
 import { environmentCore } from "../../../provider/environment/core";
-import type { EnvironmentInputs, EnvironmentOutputs } from "../../../provider/environment/inputs";
+import type { EnvironmentArgs, EnvironmentInputs, EnvironmentOutputs } from "../../../provider/environment/inputs";
 
 const SOURCES = [{ type: "inline" as const, target: "workspace/a.txt", content: "a\n" }];
+/** A TypeScript program of 0.1.0 still compiles: an Environment's arguments take the former name. */
+const DECLARED_IN_0_1_0: EnvironmentArgs = { sources: SOURCES, updateStrategy: "inPlace" };
 
 describe("updateStrategy inPlace, its name before 0.2.0", () => {
   test("check accepts it and keeps it by its current name, in_place", () => {
-    const { inputs, failures } = environmentCore.check({}, { sources: SOURCES, updateStrategy: "inPlace" } as EnvironmentInputs);
+    const { inputs, failures } = environmentCore.check({}, DECLARED_IN_0_1_0 as EnvironmentInputs);
     expect(failures).toEqual([]);
     expect(inputs.updateStrategy).toBe("in_place");
   });
@@ -23,7 +25,7 @@ describe("updateStrategy inPlace, its name before 0.2.0", () => {
   test("it still means in place: an edited inline file is uploaded, the environment kept", () => {
     const olds = { sources: SOURCES, updateStrategy: "inPlace", status: "active" } as unknown as EnvironmentOutputs;
     const edited = [{ ...SOURCES[0]!, content: "b\n" }];
-    const diff = environmentCore.diff(olds, { sources: edited, updateStrategy: "inPlace" } as EnvironmentInputs);
+    const diff = environmentCore.diff(olds, { sources: edited, updateStrategy: "inPlace" } as unknown as EnvironmentInputs);
     expect([...diff.changes.values()].some((change) => change.replace)).toBe(false);
   });
 
