@@ -11,7 +11,7 @@
  * resolved from the directory the mount is made in. So, per call, as root:
  *
  *   unshare --mount --propagation private   (a mount namespace of its own, gone with the call)
- *     cd <tree> && mount -t overlay -o lowerdir=<empty>,upperdir=.,workdir=<work> <base>/tree
+ *     cd <tree> && mount -t overlay -o lowerdir=<empty>,upperdir=.,workdir=<work>,volatile <base>/tree
  *     exec setpriv --reuid=<uid> --regid=<gid> --clear-groups -- bwrap …
  *
  * bwrap, unprivileged, binds `<base>/tree` at `/`; the agent's writes go straight to the tree (the
@@ -73,7 +73,12 @@ export async function prepareHostView(root: string, owner: Owner): Promise<HostV
   const mountArgs = [root, relative(path.join(scratch, "lower"), root), relative(path.join(scratch, "work"), root), path.join(mountBase, "tree")];
   return {
     unshare: [UNSHARE, "--mount", "--propagation", "private", "--"],
-    mountShell: 'cd "$1" && mount -t overlay genv-tree -o "lowerdir=$2,upperdir=.,workdir=$3" "$4" && shift 4',
+    // `volatile` as genv-sandbox-enter mounts it (enter.c, `mount_overlay`): the previous call's marker
+    // removed first, the option dropped on a kernel without it.
+    mountShell:
+      'cd "$1" && rm -f "$3/work/incompat/volatile/dirty" && { rmdir "$3/work/incompat/volatile" "$3/work/incompat" 2>/dev/null || :; } && ' +
+      '{ mount -t overlay genv-tree -o "lowerdir=$2,upperdir=.,workdir=$3,volatile" "$4" 2>/dev/null || ' +
+      'mount -t overlay genv-tree -o "lowerdir=$2,upperdir=.,workdir=$3" "$4"; } && shift 4',
     mountArgs,
     switchUser: [SETPRIV, `--reuid=${owner.uid}`, `--regid=${owner.gid}`, "--clear-groups", "--inh-caps=-all", "--"],
     treeSource: path.join(mountBase, "tree"),
