@@ -19,6 +19,7 @@ import { ETC_DATA, SANDBOX_UID, checkReserved, existingReadOnly, mountArgs, remo
 import { SandboxError, SandboxNotRunnableError, SandboxUnavailableError } from "./errors";
 import { prepareSandboxEgress, SANDBOX_CA_PATH, SANDBOX_SOCKET_PATH, type SandboxEgress, type SandboxEgressSetup } from "./network";
 import { prepareHostView, type HostView } from "./_host-view";
+import { releaseNetworkNamespace, takeNetworkNamespace } from "./_netns";
 import { sandboxOwner } from "./_identity";
 
 /** Resource limits of one call. Every limit applies to the whole call unless it says per process. */
@@ -192,8 +193,11 @@ async function runPrepared(
     socket: egress ? { source: egress.socketPath, target: SANDBOX_SOCKET_PATH } : undefined,
   };
 
+  // As root through genv-sandbox-enter, a network namespace made ahead joins the call (`_netns.ts`):
+  // bwrap keeps it (`--share-net`) instead of making one.
+  const netns = view?.enterHelper ? takeNetworkNamespace(view.enterHelper) : undefined;
   const bwrapArgs = [
-    "--unshare-all", "--unshare-user", "--die-with-parent", "--new-session",
+    "--unshare-all", ...(netns === undefined ? [] : ["--share-net"]), "--unshare-user", "--die-with-parent", "--new-session",
     "--uid", String(SANDBOX_UID), "--gid", String(SANDBOX_UID), "--hostname", "sandbox",
     "--cap-drop", "ALL", "--clearenv",
     ...Object.entries(env).flatMap(([key, value]) => ["--setenv", key, value]),
@@ -203,6 +207,7 @@ async function runPrepared(
   // Options travel on a descriptor (`--args`), so the sandbox's pid 1 shows `bwrap --args N -- cmd`
   // in /proc/1/cmdline rather than the host paths of the layout.
   const argsFd = statusFd + 1;
+  const netnsFd = argsFd + 1; // where the call's genv-sandbox-enter finds the namespace, and closes it
   // The pids cgroup also holds bwrap's monitor and the sandbox's pid 1 (the wrapper shell became bwrap).
   const cgroup = await createCallCgroup({ maxPids: limits.maxProcesses + 2, memoryBytes: limits.callMemoryBytes });
   const bwrapArgv = [bwrap, "--args", String(argsFd), "--", ...argv];
@@ -216,16 +221,23 @@ async function runPrepared(
         view.enterHelper,
         ...(cgroup?.joinFiles ?? []).flatMap((file) => ["--join", file]),
         ...rlimitsOf(limits, nproc).flatMap(({ resource, soft, hard }) => ["--rlimit", `${resource}=${soft}:${hard}`]),
+        ...(netns === undefined ? [] : ["--netns", String(netnsFd)]),
         ...view.enterArgs, "--", ...bwrapArgv,
       ]
     : shellWay(bwrapArgv, limits, nproc, cgroup?.joinShell, view);
 
   const started = performance.now();
-  const child = spawn(command, args, {
-    stdio: ["pipe", "pipe", "pipe", ...etcFiles.map(() => "pipe" as const), "pipe", "pipe"],
-    detached: true, // own process group, so a kill reaches the wrapper/bwrap whatever they became
-    env: {},
-  });
+  const child = (() => {
+    try {
+      return spawn(command, args, {
+        stdio: ["pipe", "pipe", "pipe", ...etcFiles.map(() => "pipe" as const), "pipe", "pipe", ...(netns === undefined ? [] : [netns])],
+        detached: true, // own process group, so a kill reaches the wrapper/bwrap whatever they became
+        env: {},
+      });
+    } finally {
+      if (netns !== undefined) releaseNetworkNamespace(netns); // the child has its own copy now
+    }
+  })();
   const killTree = (): void => {
     try {
       if (child.pid) process.kill(-child.pid, "SIGKILL");
@@ -259,8 +271,8 @@ async function runPrepared(
     });
     return chunks;
   };
-  const stdout = collect(child.stdout);
-  const stderr = collect(child.stderr);
+  const stdout = collect(child.stdio[1] as Readable);
+  const stderr = collect(child.stdio[2] as Readable);
   let status = "";
   (child.stdio[statusFd] as Readable).on("data", (chunk: Buffer) => (status += chunk.toString("utf8")));
 

@@ -4,31 +4,42 @@
  * The emulator compiles it on first use (`_enter.ts`) and is its only caller; see `_host-view.ts`
  * for the layout it builds.
  *
- *   genv-sandbox-enter [--join FILE]... [--rlimit RESOURCE=SOFT:HARD]...
+ *   genv-sandbox-enter [--join FILE]... [--rlimit RESOURCE=SOFT:HARD]... [--netns FD]
  *                      TREE LOWER WORK TARGET UID GID -- PROGRAM [ARG]...
  *
  * In order, each step fatal on failure (exit 125, the step and errno on stderr):
  *   1. a mount namespace of its own, every mount in it private (nothing propagates to the host);
  *   2. the options, in the order given: writes 0 ("this task") to each FILE, the call's cgroups (v1
- *      `tasks`, v2 `cgroup.procs`); sets each rlimit (cpu, as, nproc, fsize, nofile, core);
+ *      `tasks`, v2 `cgroup.procs`); sets each rlimit (cpu, as, nproc, fsize, nofile, core); joins the
+ *      network namespace open on FD (`_netns.ts`: fresh, made ahead, loopback up) and closes FD;
  *   3. from TREE, mounts an overlay at TARGET: lowerdir=LOWER, upperdir=., workdir=WORK, with the
  *      layer paths relative so that the sandbox's mount table names no host path, `volatile` where
  *      the kernel has it (below);
  *   4. becomes UID:GID with no supplementary groups and no capabilities left in any set;
  *   5. execs PROGRAM (bwrap), which inherits all of it.
+ *
+ *   genv-sandbox-enter --make-netns
+ *
+ * Makes network namespaces for `_netns.ts`: for each byte read on stdin, a new one (unshare), its
+ * loopback up, then one byte written on stdout; the caller opens /proc/<pid>/ns/net before asking for
+ * the next. Exits at EOF, or with its parent.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <net/if.h>
 #include <linux/capability.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -125,13 +136,51 @@ static int mount_overlay(const char *target, const char *lower, const char *work
   return mount("genv-tree", target, "overlay", 0, options);
 }
 
+static void join_netns(const char *descriptor) {
+  unsigned long fd = parse_number(descriptor, "--netns: not a descriptor");
+  if (fd > 1024 * 1024) usage("--netns: not a descriptor");
+  if (setns((int)fd, CLONE_NEWNET) != 0) die("setns", "--netns");
+  close((int)fd);
+}
+
+/* Loopback up, as bwrap does in the network namespace it makes: the kernel gives it 127.0.0.1/8 and ::1. */
+static void loopback_up(void) {
+  int sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (sock < 0) die("socket", NULL);
+  struct ifreq request;
+  memset(&request, 0, sizeof request);
+  strcpy(request.ifr_name, "lo");
+  if (ioctl(sock, SIOCGIFFLAGS, &request) != 0) die("ioctl", "SIOCGIFFLAGS lo");
+  request.ifr_flags |= IFF_UP | IFF_RUNNING;
+  if (ioctl(sock, SIOCSIFFLAGS, &request) != 0) die("ioctl", "SIOCSIFFLAGS lo");
+  close(sock);
+}
+
+static int make_network_namespaces(void) {
+  // With its parent: a parent gone before this line closed stdin, which ends the loop all the same.
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) die("prctl", "PR_SET_PDEATHSIG");
+  char request;
+  for (;;) {
+    ssize_t got = read(0, &request, 1);
+    if (got == 0) return 0;
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      die("read", "stdin");
+    }
+    if (unshare(CLONE_NEWNET) != 0) die("unshare", "CLONE_NEWNET");
+    loopback_up();
+    if (write(1, "n", 1) != 1) die("write", "stdout");
+  }
+}
+
 int main(int argc, char **argv) {
+  if (argc == 2 && strcmp(argv[1], "--make-netns") == 0) return make_network_namespaces();
   int i = 1;
   // Options are applied after the namespace exists, in the order given; collect them first.
   int first_option = i;
   while (i < argc && strncmp(argv[i], "--", 2) == 0 && argv[i][2] != '\0') {
     if (i + 1 >= argc) usage("an option needs a value");
-    if (strcmp(argv[i], "--join") != 0 && strcmp(argv[i], "--rlimit") != 0) usage("unknown option");
+    if (strcmp(argv[i], "--join") != 0 && strcmp(argv[i], "--rlimit") != 0 && strcmp(argv[i], "--netns") != 0) usage("unknown option");
     i += 2;
   }
   int last_option = i;
@@ -150,6 +199,7 @@ int main(int argc, char **argv) {
   if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) die("mount", "--make-rprivate /");
   for (int o = first_option; o < last_option; o += 2) {
     if (strcmp(argv[o], "--join") == 0) join_cgroup(argv[o + 1]);
+    else if (strcmp(argv[o], "--netns") == 0) join_netns(argv[o + 1]);
     else apply_rlimit(argv[o + 1]);
   }
 

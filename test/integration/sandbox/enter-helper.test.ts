@@ -20,6 +20,10 @@ const PROBE = [
   "ulimit -a",
   "cut -d' ' -f4- /proc/self/mountinfo | sed 's/bindfile[A-Za-z0-9]*/bindfile/'",
   "cat /proc/self/cgroup",
+  // The network: through the helper a namespace made ahead (emulator/sandbox/_netns.ts), the shell way bwrap's own.
+  "cut -d: -f1 /proc/net/dev | tail -n +3",
+  "cat /proc/net/if_inet6",
+  "(exec 3<>/dev/tcp/127.0.0.1/1) 2>&1 | sed 's/^.*: //'",
   "pwd",
 ].join("; ");
 
