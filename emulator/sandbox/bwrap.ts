@@ -230,7 +230,8 @@ async function runPrepared(
   const child = (() => {
     try {
       return spawn(command, args, {
-        stdio: ["pipe", "pipe", "pipe", ...etcFiles.map(() => "pipe" as const), "pipe", "pipe", ...(netns === undefined ? [] : [netns])],
+        // Without input, /dev/null: at EOF as an ended pipe is, and one socket pair less per call (≈ 0.25 ms of the emulator's CPU).
+        stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe", ...etcFiles.map(() => "pipe" as const), "pipe", "pipe", ...(netns === undefined ? [] : [netns])],
         detached: true, // own process group, so a kill reaches the wrapper/bwrap whatever they became
         env: {},
       });
@@ -248,7 +249,7 @@ async function runPrepared(
 
   etcFiles.forEach((file, i) => feed(child.stdio[3 + i] as Writable, file.content));
   feed(child.stdio[argsFd] as Writable, bwrapArgs.map((arg) => `${arg}\0`).join(""));
-  feed(child.stdin, options.stdin ?? "");
+  if (options.stdin !== undefined) feed(child.stdin, options.stdin);
 
   let timedOut = false;
   let truncated = false;
