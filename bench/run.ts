@@ -29,7 +29,7 @@ async function main(): Promise<void> {
   }
   const { only, sizes = DEFAULT_FLEET_SIZES, userOptions } = args;
   if (!only || only === "api") printComparisons("Environments API vs plain tools (median of 5)", await benchApi());
-  if (!only || only === "hooks") printComparisons("Hooks runtime and :executeTool vs bare scripts (median of 21)", await benchHooks());
+  if (!only || only === "hooks") printComparisons("Hooks runtime and :executeTool vs bare scripts (medians of 21; of 101 for the sandbox call)", await benchHooks());
   if (!only || only === "fleet") printComparisons(`pulumi up/destroy of ${sizes.join(", ")} environments: plugin, dynamic provider, sdk script, the engine's floor (medians, variants alternating)`, await benchFleet({ sizes, userOptions }));
   if (!only || only === "policy") printComparisons("Guardrails as code: policy cases at preview, a hook edit in place vs replacement (medians of 5, alternating)", await benchPolicy());
   if (!only || only === "policy-pack") printComparisons("The policy pack at preview (medians of 5, alternating)", await benchPolicyPack());
