@@ -13,7 +13,7 @@ import { GUARDED_ENVIRONMENT_TYPE, GuardedEnvironment } from "../components/guar
 import { HookBundleInput } from "../components/guarded-environment-inputs";
 import { HookBundle } from "../components/hook-bundle";
 import { hooksConfigToWire } from "../components/hooks-config-inputs";
-import { formatIssuePath, validationIssues } from "../../sdk/issues";
+import { formatIssuePath, validationIssues, type Issue } from "../../sdk/issues";
 import { Environment } from "./resources";
 import { schemaPath, withWireNames } from "../contracts/resource-schema";
 
@@ -52,10 +52,7 @@ function build(name: string, type: string, inputs: pulumi.Inputs, options: pulum
   // schema.json names the hooks' fields in camelCase (toolCall), hooks.json in snake_case (tool_call).
   const hooks = withWireNames(HookBundleInput, known(inputs.hooks, "hooks")) as HookBundleInput;
   const parsed = HookBundleInput.safeParse(hooks);
-  if (!parsed.success) {
-    const errors = validationIssues(parsed.error).map((issue) => ({ propertyPath: formatIssuePath(["hooks", ...schemaPath(HookBundleInput, issue.path)]), reason: issue.message }));
-    throw new pulumi.InputPropertiesError({ message: `${GUARDED_ENVIRONMENT_TYPE} ${name}: invalid hooks`, errors });
-  }
+  if (!parsed.success) throw invalidHooks(name, hooks, validationIssues(parsed.error));
   const bundle = new HookBundle({
     hooks: hooksConfigToWire(hooks.config),
     scripts: Object.fromEntries(Object.entries(hooks.scripts ?? {}).map(([script, content]) => [script, { content }])),
@@ -85,6 +82,32 @@ function build(name: string, type: string, inputs: pulumi.Inputs, options: pulum
       ...(component.policyTests && { policyTests: component.policyTests }),
     },
   };
+}
+
+/**
+ * The error of hooks the schema refuses: a line per problem, in the engine's own layout, with the path
+ * as the program declares it and the value there as JSON. It carries no property errors: given them,
+ * the engine would print each value as Go formats a property value (`{…}`: an empty string reads '{}').
+ */
+function invalidHooks(name: string, hooks: unknown, issues: Issue[]): pulumi.InputPropertiesError {
+  const problems = issues.map(({ path, message }) => {
+    const property = formatIssuePath(["hooks", ...schemaPath(HookBundleInput, path)]);
+    const value = valueAt(hooks, path);
+    // A secret or another resource's output has no value to show while the program runs.
+    if (value === undefined || pulumi.Output.isInstance(value)) return `property ${property} has a problem: ${message}`;
+    return `property ${property} with value '${JSON.stringify(value)}' has a problem: ${message}`;
+  });
+  return new pulumi.InputPropertiesError({ message: [`${GUARDED_ENVIRONMENT_TYPE} ${name}: invalid hooks`, ...problems].join("\n\t\t- "), errors: [] });
+}
+
+/** The value at `path` in `value`, if there is one. */
+function valueAt(value: unknown, path: ReadonlyArray<string | number>): unknown {
+  let current = value;
+  for (const key of path) {
+    if (current === null || typeof current !== "object") return undefined;
+    current = (current as Record<string | number, unknown>)[key];
+  }
+  return current;
 }
 
 /**

@@ -108,10 +108,12 @@ describe("components through the plugin's construct (real engine)", () => {
     expect(await listIds(e2e().client)).toEqual([]);
   }, E2E_TEST_TIMEOUT_MS);
 
-  test("Pulumi YAML: an invalid hook stops the preview, its path named as the program declares it", async () => {
+  test("Pulumi YAML: an invalid hook stops the preview, its path named as the program declares it and its value as declared", async () => {
     const program = YAML_PROGRAM.replace("command: python3 /.agents/hooks-scripts/gate.py", 'command: ""');
     const dir = await e2e().workspace.addProgram("components-yaml-invalid", { "index.js": "" }, `${pluginProject("components-yaml-invalid", e2e().pluginBinDir, "runtime: yaml")}${program}`);
     const stack = await e2e().stack(dir, "yaml");
-    await expect(e2e().run(stack, (s, onOutput) => s.preview({ onOutput }))).rejects.toThrow(/property hooks\.config\["security-gate"\]\.preToolExecution\[0\]\.hooks\[0\]\.command\.command [^\n]*must not be empty/);
+    await expect(e2e().run(stack, (s, onOutput) => s.preview({ onOutput }))).rejects.toThrow(
+      /property hooks\.config\["security-gate"\]\.preToolExecution\[0\]\.hooks\[0\]\.command\.command with value '""' has a problem: must not be empty/,
+    );
   }, E2E_TEST_TIMEOUT_MS);
 });
