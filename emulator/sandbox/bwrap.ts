@@ -208,8 +208,9 @@ async function runPrepared(
   // in /proc/1/cmdline rather than the host paths of the layout.
   const argsFd = statusFd + 1;
   const netnsFd = argsFd + 1; // where the call's genv-sandbox-enter finds the namespace, and closes it
-  // The pids cgroup also holds bwrap's monitor and the sandbox's pid 1 (the wrapper shell became bwrap).
-  const cgroup = await createCallCgroup({ maxPids: limits.maxProcesses + 2, memoryBytes: limits.callMemoryBytes });
+  // The pids cgroup also holds bwrap's monitor and the sandbox's pid 1 (the wrapper shell became bwrap),
+  // and genv-sandbox-enter, which waits as their parent.
+  const cgroup = await createCallCgroup({ maxPids: limits.maxProcesses + (view?.enterHelper ? 3 : 2), memoryBytes: limits.callMemoryBytes });
   const bwrapArgv = [bwrap, "--args", String(argsFd), "--", ...argv];
   // genv-sandbox-enter (as root, where it could be built) or a wrapper shell joins the cgroups, sets the
   // rlimits, as root mounts the host view and switches user, and execs bwrap, so bwrap, everything in
