@@ -154,11 +154,12 @@ export async function runInSandbox(options: RunInSandboxOptions): Promise<Sandbo
   return exclusive(root, async () => {
     const stat = statSync(root, { throwIfNoEntry: false });
     if (!stat?.isDirectory()) throw new SandboxError(`environment tree ${root} is not a directory`, { code: "GENV_NO_TREE", status: "INTERNAL" });
-    checkReserved(root);
+    const before = checkReserved(root);
     try {
       return await runOnce(bwrap, root, options);
     } finally {
-      removeMountPoints(root);
+      // Through the host view (as root) bwrap makes no mount point in the tree.
+      removeMountPoints(root, sandboxOwner() ? before : undefined);
     }
   });
 }
