@@ -36,12 +36,18 @@ const ready: number[] = [];
 
 /**
  * A fresh network namespace with its loopback up, open on a descriptor that the caller passes to one
- * call and then closes; undefined when none is ready. `helper` is genv-sandbox-enter.
+ * call and then closes; undefined when none is ready.
  */
-export function takeNetworkNamespace(helper: string): number | undefined {
-  const descriptor = ready.shift();
+export function takeNetworkNamespace(): number | undefined {
+  return ready.shift();
+}
+
+/**
+ * Has the next namespaces made, by `helper` (genv-sandbox-enter): called once a call has started, so
+ * that the asking is off its path too.
+ */
+export function makeNetworkNamespaces(helper: string): void {
   refill(helper);
-  return descriptor;
 }
 
 function refill(helper: string): void {

@@ -19,7 +19,7 @@ import { ETC_DATA, SANDBOX_UID, checkReserved, existingReadOnly, mountArgs, remo
 import { SandboxError, SandboxNotRunnableError, SandboxUnavailableError } from "./errors";
 import { prepareSandboxEgress, SANDBOX_CA_PATH, SANDBOX_SOCKET_PATH, type SandboxEgress, type SandboxEgressSetup } from "./network";
 import { prepareHostView, type HostView } from "./_host-view";
-import { releaseNetworkNamespace, takeNetworkNamespace } from "./_netns";
+import { makeNetworkNamespaces, releaseNetworkNamespace, takeNetworkNamespace } from "./_netns";
 import { sandboxOwner } from "./_identity";
 
 /** Resource limits of one call. Every limit applies to the whole call unless it says per process. */
@@ -196,7 +196,7 @@ async function runPrepared(
 
   // As root through genv-sandbox-enter, a network namespace made ahead joins the call (`_netns.ts`):
   // bwrap keeps it (`--share-net`) instead of making one.
-  const netns = view?.enterHelper ? takeNetworkNamespace(view.enterHelper) : undefined;
+  const netns = view?.enterHelper ? takeNetworkNamespace() : undefined;
   const bwrapArgs = [
     "--unshare-all", ...(netns === undefined ? [] : ["--share-net"]), "--unshare-user", "--die-with-parent", "--new-session",
     "--uid", String(SANDBOX_UID), "--gid", String(SANDBOX_UID), "--hostname", "sandbox",
@@ -241,6 +241,7 @@ async function runPrepared(
       if (netns !== undefined) releaseNetworkNamespace(netns); // the child has its own copy now
     }
   })();
+  if (view?.enterHelper) makeNetworkNamespaces(view.enterHelper);
   const killTree = (): void => {
     try {
       if (child.pid) process.kill(-child.pid, "SIGKILL");
