@@ -3,12 +3,13 @@
 // has its executable at the root, no symlinks and no PulumiPlugin.yaml; the Linux executables are
 // Node.js single executables of their architecture, the one of this machine starts with no Node.js
 // on PATH and serves; the darwin launcher starts on Node.js, and without a `node` says in one line
-// which version it needs. The npm tarball does not hold the release dir; the wheel's metadata names
-// the package and the version, passes `twine check --strict` (what PyPI checks of the metadata and
-// renders of the readme), and installs with pip into a fresh venv, where it imports and reports its
-// version. The checksums file lists every artifact and `sha256sum -c` verifies it. One version,
-// package.json's, is in every artifact, schema.json, the SDKs and the tags the release workflow
-// pushes (scripts/release-version). Runs from the repo after `npm run build`.
+// which version it needs. The npm tarball does not hold the release dir; the wheel builds without a
+// deprecation warning, its metadata names the package and the version, passes `twine check
+// --strict` (what PyPI checks of the metadata and renders of the readme), and installs with pip into
+// a fresh venv, where it imports and reports its version. The checksums file lists every artifact
+// and `sha256sum -c` verifies it. One version, package.json's, is in every artifact, schema.json, the
+// SDKs and the tags the release workflow pushes (scripts/release-version). Runs from the repo after
+// `npm run build`.
 import { execFile, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -56,12 +57,14 @@ function startPlugin(executable: string, env: Record<string, string>): Promise<s
 describe("npm run release (scripts/release)", () => {
   let scratch: string;
   let out: string;
+  /** What the release printed on stderr, the wheel's build included. */
+  let releaseLog: string;
 
   beforeAll(async () => {
     if (!fs.existsSync(path.join(repoRoot, "dist", "provider", "plugin", "main.js"))) throw new Error("dist/ is missing: run npm run build first");
     scratch = await fs.promises.mkdtemp(path.join(os.tmpdir(), "genv-release-"));
     out = path.join(scratch, "release");
-    await execFileAsync(path.join(repoRoot, "scripts", "release"), ["--out", out], { cwd: repoRoot, maxBuffer: 16 * 1024 * 1024 });
+    ({ stderr: releaseLog } = await execFileAsync(path.join(repoRoot, "scripts", "release"), ["--out", out], { cwd: repoRoot, maxBuffer: 16 * 1024 * 1024 }));
   }, RELEASE_TIMEOUT_MS);
 
   afterAll(() => fs.promises.rm(scratch, { recursive: true, force: true }));
@@ -184,12 +187,17 @@ describe("npm run release (scripts/release)", () => {
     expect(stdout).toMatch(/^Name: pulumi_gemini_environments$/m);
     expect(stdout).toMatch(new RegExp(`^Version: ${VERSION.replace(/\./g, "\\.")}$`, "m"));
     expect(stdout).toMatch(/^Requires-Dist: pulumi<4\.0\.0,>=3\.248\.0$/m);
-    // What PyPI shows: the license, the project's URLs, classifiers, and the registry overview as the readme.
-    expect(stdout).toMatch(/^License: Apache-2\.0$/m);
+    // What PyPI shows: the license (an SPDX expression, PEP 639), the project's URLs, classifiers, and the registry overview as the readme.
+    expect(stdout).toMatch(/^License-Expression: Apache-2\.0$/m);
     expect(stdout).toMatch(/^Project-URL: Repository, https:\/\/github\.com\/gemini-environments\/pulumi-gemini-environments$/m);
     expect(stdout).toMatch(/^Classifier: Typing :: Typed$/m);
     expect(stdout).toMatch(/^Description-Content-Type: text\/markdown$/m);
     expect(stdout).toContain(fs.readFileSync(path.join(repoRoot, "docs", "registry", "overview.md"), "utf8").split("\n")[0]);
+  });
+
+  test("the wheel builds without a deprecation warning of setuptools (the license is an SPDX expression, not a table)", () => {
+    expect(releaseLog).toContain("python -m build --wheel");
+    expect(releaseLog.split("\n").filter((line) => /deprecat/i.test(line))).toEqual([]);
   });
 
   test("the wheel passes twine check --strict", async () => {
