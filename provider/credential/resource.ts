@@ -22,6 +22,7 @@ import * as pulumi from "../contracts/pulumi-sdk";
 import * as implementation from "./dynamic-provider";
 import { CredentialComputed, SECRET_PROPERTIES, type CredentialArgs, type CredentialInputs, type CredentialOutputs } from "./inputs";
 import type { OutputsOf } from "../contracts/resource-schema";
+import { plainPromiseStacks } from "../contracts/promise-stacks";
 
 /** What the engine serializes: the provider module itself, a `require` of the package (see environment.ts). */
 const provider: pulumi.dynamic.ResourceProvider<CredentialInputs, CredentialOutputs> = implementation;
@@ -35,7 +36,12 @@ export interface Credential extends OutputsOf<CredentialOutputs> {}
 export class Credential extends pulumi.dynamic.Resource {
   constructor(name: string, args: CredentialArgs, opts?: pulumi.CustomResourceOptions) {
     const { props, options } = credentialRegistration(name, args, opts);
-    super(provider, name, props, options, "gemini-environments", "Credential");
+    const restore = plainPromiseStacks(); // the SDK's debug stacks, four per property (contracts/promise-stacks.ts)
+    try {
+      super(provider, name, props, options, "gemini-environments", "Credential");
+    } finally {
+      restore();
+    }
   }
 }
 

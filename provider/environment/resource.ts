@@ -13,6 +13,7 @@ import * as pulumi from "../contracts/pulumi-sdk";
 import * as implementation from "./dynamic-provider";
 import { EnvironmentComputed, type EnvironmentArgs, type EnvironmentInputs, type EnvironmentOutputs } from "./inputs";
 import { propertiesOf, type OutputsOf } from "../contracts/resource-schema";
+import { plainPromiseStacks } from "../contracts/promise-stacks";
 
 /**
  * What the engine serializes: the provider module itself. Installed from npm, a module under
@@ -51,7 +52,12 @@ export interface Environment extends OutputsOf<EnvironmentOutputs> {}
 export class Environment extends pulumi.dynamic.Resource implements EnvironmentResource {
   constructor(name: string, args: EnvironmentArgs = {}, opts?: pulumi.CustomResourceOptions) {
     // The key is secret in state and in every output derived from it, whatever the engine version.
-    super(provider, name, { ...ENVIRONMENT_COMPUTED, ...args }, environmentOptions(opts), "gemini-environments", "Environment");
+    const restore = plainPromiseStacks(); // the SDK's debug stacks, four per property (contracts/promise-stacks.ts)
+    try {
+      super(provider, name, { ...ENVIRONMENT_COMPUTED, ...args }, environmentOptions(opts), "gemini-environments", "Environment");
+    } finally {
+      restore();
+    }
   }
 
   /** A read-only view of an existing environment by id (nothing is created, changed or deleted). */

@@ -24,6 +24,7 @@ import type { HookBundleInput } from "../components/guarded-environment-inputs";
 import type { HookBundle } from "../components/hook-bundle";
 import { InvalidInputError } from "../contracts/errors";
 import { NetworkPolicy } from "../components/network-policy";
+import { plainPromiseStacks } from "../contracts/promise-stacks";
 
 /** The functions through the plugin's Invoke: `plugin.getEnvironment`, `plugin.getEnvironmentOutput`, … */
 export * from "../functions/invoked";
@@ -48,7 +49,12 @@ export interface Environment extends OutputsOf<EnvironmentOutputs> {}
 
 export class Environment extends pulumi.CustomResource implements EnvironmentResource {
   constructor(name: string, args: EnvironmentArgs = {}, opts?: pulumi.CustomResourceOptions) {
-    super(`${PACKAGE}:index:Environment`, name, { ...ENVIRONMENT_COMPUTED, ...(opts?.id === undefined ? args : {}) }, environmentOptions(opts));
+    const restore = plainPromiseStacks(); // the SDK's debug stacks, four per property (contracts/promise-stacks.ts)
+    try {
+      super(`${PACKAGE}:index:Environment`, name, { ...ENVIRONMENT_COMPUTED, ...(opts?.id === undefined ? args : {}) }, environmentOptions(opts));
+    } finally {
+      restore();
+    }
   }
 
   /** A read-only view of an existing environment by id. */
@@ -62,7 +68,12 @@ export interface Credential extends OutputsOf<CredentialOutputs> {}
 export class Credential extends pulumi.CustomResource {
   constructor(name: string, args: CredentialArgs, opts?: pulumi.CustomResourceOptions) {
     const { props, options } = credentialRegistration(name, args, opts);
-    super(`${PACKAGE}:index:Credential`, name, props, options);
+    const restore = plainPromiseStacks(); // the SDK's debug stacks, four per property (contracts/promise-stacks.ts)
+    try {
+      super(`${PACKAGE}:index:Credential`, name, props, options);
+    } finally {
+      restore();
+    }
   }
 }
 
@@ -94,7 +105,12 @@ export class GuardedEnvironment extends pulumi.ComponentResource {
       fileCount: undefined,
       sizeBytes: undefined,
     };
-    super(GUARDED_ENVIRONMENT_TYPE, name, props, opts, true);
+    const restore = plainPromiseStacks(); // the SDK's debug stacks, four per property (contracts/promise-stacks.ts)
+    try {
+      super(GUARDED_ENVIRONMENT_TYPE, name, props, opts, true);
+    } finally {
+      restore();
+    }
   }
 }
 
