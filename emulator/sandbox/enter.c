@@ -8,6 +8,8 @@
  *                      TREE LOWER WORK TARGET UID GID -- PROGRAM [ARG]...
  *
  * In order, each step fatal on failure (exit 125, the step and errno on stderr):
+ *   0. a session and process group of its own (the emulator kills the call by its group): Node's
+ *      `detached` does the same in the forked child, but made its spawn ≈ 1 ms slower here;
  *   1. a mount namespace of its own, every mount in it private (nothing propagates to the host);
  *   2. the options, in the order given: writes 0 ("this task") to each FILE, the call's cgroups (v1
  *      `tasks`, v2 `cgroup.procs`); sets each rlimit (cpu, as, nproc, fsize, nofile, core); joins the
@@ -231,6 +233,7 @@ int main(int argc, char **argv) {
   if (uid == 0 || gid == 0) usage("UID and GID must not be 0: the sandbox never runs as root");
   char **program = &argv[i + 7];
 
+  if (setsid() < 0 && errno != EPERM) die("setsid", NULL); // EPERM: a group leader already
   if (unshare(CLONE_NEWNS) != 0) die("unshare", "CLONE_NEWNS");
   if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) die("mount", "--make-rprivate /");
   for (int o = first_option; o < last_option; o += 2) {
