@@ -32,18 +32,41 @@ export function hooksCheckIssues(sources: unknown, network: unknown): Issue[] {
   const issues: Issue[] = [];
   sources.forEach((source: unknown, index) => {
     if (!isHooksJsonSource(source) || containsUnknown(source)) return;
-    const parsed = parseContent(source.content, source.encoding);
-    if ("problem" in parsed) {
-      issues.push(issueAt([index, "content"], "invalid-json", parsed.problem));
-      return;
-    }
-    for (const finding of lintHooks(parsed.json, { network: knownNetwork, inlineSourced: true })) {
-      if (finding.severity !== "error") continue;
-      const where = finding.path ? `${finding.path}: ` : "";
-      issues.push(issueAt([index, "content"], finding.code, `${where}${finding.code}: ${finding.message}`));
-    }
+    for (const { code, message } of hooksJsonErrors(source, knownNetwork)) issues.push(issueAt([index, "content"], code, message));
   });
   return issues;
+}
+
+/**
+ * The hooks.json errors most recently found, by the text and the network they were found for: the
+ * environments of a fleet share one hooks.json, and a preview checks each of them, so the linter
+ * runs once for it (≈ half of a check's time otherwise, bench fleet). A few entries, so that
+ * fleets of a few hooks configs interleaved still hit; the oldest goes first.
+ */
+const RECENT_ERRORS = new Map<string, HooksJsonError[]>();
+const RECENT_ERRORS_KEPT = 16;
+
+interface HooksJsonError {
+  code: string;
+  message: string;
+}
+
+function hooksJsonErrors(source: InlineSource, network: Network | undefined): HooksJsonError[] {
+  const key = JSON.stringify([source.content, source.encoding ?? null, network ?? null]);
+  const recent = RECENT_ERRORS.get(key);
+  if (recent) return recent;
+  const errors = lintedErrors(source, network);
+  if (RECENT_ERRORS.size >= RECENT_ERRORS_KEPT) RECENT_ERRORS.delete(RECENT_ERRORS.keys().next().value!);
+  RECENT_ERRORS.set(key, errors);
+  return errors;
+}
+
+function lintedErrors(source: InlineSource, network: Network | undefined): HooksJsonError[] {
+  const parsed = parseContent(source.content, source.encoding);
+  if ("problem" in parsed) return [{ code: "invalid-json", message: parsed.problem }];
+  return lintHooks(parsed.json, { network, inlineSourced: true })
+    .filter((finding) => finding.severity === "error")
+    .map((finding) => ({ code: finding.code, message: `${finding.path ? `${finding.path}: ` : ""}${finding.code}: ${finding.message}` }));
 }
 
 interface InlineSource {

@@ -59,6 +59,15 @@ describe("Environment check lints .agents/hooks.json", () => {
     expect(JSON.stringify(found)).not.toContain("sk-secret");
   });
 
+  test("a hooks.json checked again (a fleet's environments share one) fails at each one's own index, judged by each one's network", async () => {
+    const config = { audit: { post_tool_execution: [{ matcher: "view_*", hooks: [{ type: "http", url: "https://telemetry.example.com/e" }] }] } };
+    const blocked = { allowlist: [{ domain: "api.example.com" }] };
+    const reasons = async (sources: unknown[], network?: unknown) => (await failures(sources, network)).map((f) => f.reason.replace(/: .*?: /, " "));
+    expect(await reasons([hooksJson(config)], blocked)).toEqual([expect.stringMatching(/^sources\[0\]\.content glob-matcher/), expect.stringMatching(/^sources\[0\]\.content http-host-not-allowlisted/)]);
+    expect(await reasons([workspace, hooksJson(config)], blocked)).toEqual([expect.stringMatching(/^sources\[1\]\.content glob-matcher/), expect.stringMatching(/^sources\[1\]\.content http-host-not-allowlisted/)]);
+    expect(await reasons([workspace, hooksJson(config)], { allowlist: [{ domain: "telemetry.example.com" }] })).toEqual([expect.stringMatching(/^sources\[1\]\.content glob-matcher/)]);
+  });
+
   test("other targets and unknown sources are not linted", async () => {
     const elsewhere = { ...hooksJson(gate("*_file")), target: "workspace/hooks.json" };
     expect(await failures([elsewhere, { type: "inline", target: ".agents/hooks.json", content: UNKNOWN }])).toEqual([]);
