@@ -206,13 +206,16 @@ async function runPrepared(
     "--chdir", cwd, "--json-status-fd", String(statusFd),
   ];
   // Options travel on a descriptor (`--args`), so the sandbox's pid 1 shows `bwrap --args N -- cmd`
-  // in /proc/1/cmdline rather than the host paths of the layout.
+  // in /proc/1/cmdline rather than the host paths of the layout. genv-sandbox-enter writes them on a
+  // pipe of its own (`--args-pipe`: one socket pair less here, ≈ 0.25 ms of the emulator's CPU); the
+  // shell way, and options too long for an argument list, take one from here.
+  const argsFromHere = !view?.enterHelper || bwrapArgs.reduce((bytes, arg) => bytes + Buffer.byteLength(arg) + 1, 0) > ARGS_ON_COMMAND_LINE_MAX;
   const argsFd = statusFd + 1;
-  const netnsFd = argsFd + 1; // where the call's genv-sandbox-enter finds the namespace, and closes it
+  const netnsFd = argsFromHere ? argsFd + 1 : argsFd; // where the call's genv-sandbox-enter finds the namespace, and closes it
   // The pids cgroup also holds bwrap's monitor and the sandbox's pid 1 (the wrapper shell became bwrap),
   // and genv-sandbox-enter, which waits as their parent.
   const cgroup = await createCallCgroup({ maxPids: limits.maxProcesses + (view?.enterHelper ? 3 : 2), memoryBytes: limits.callMemoryBytes });
-  const bwrapArgv = [bwrap, "--args", String(argsFd), "--", ...argv];
+  const bwrapArgv = argsFromHere ? [bwrap, "--args", String(argsFd), "--", ...argv] : [bwrap, ...bwrapArgs, "--", ...argv];
   // genv-sandbox-enter (as root, where it could be built) or a wrapper shell joins the cgroups, sets the
   // rlimits, as root mounts the host view and switches user, and execs bwrap, so bwrap, everything in
   // the sandbox and every fork inherit all of it. RLIMIT_NPROC counts every process of the host uid, and
@@ -224,6 +227,7 @@ async function runPrepared(
         ...(cgroup?.joinFiles ?? []).flatMap((file) => ["--join", file]),
         ...rlimitsOf(limits, nproc).flatMap(({ resource, soft, hard }) => ["--rlimit", `${resource}=${soft}:${hard}`]),
         ...(netns === undefined ? [] : ["--netns", String(netnsFd)]),
+        ...(argsFromHere ? [] : ["--args-pipe", String(bwrapArgs.length)]),
         ...view.enterArgs, "--", ...bwrapArgv,
       ]
     : shellWay(bwrapArgv, limits, nproc, cgroup?.joinShell, view);
@@ -233,7 +237,10 @@ async function runPrepared(
     try {
       return spawn(command, args, {
         // Without input, /dev/null: at EOF as an ended pipe is, and one socket pair less per call (≈ 0.25 ms of the emulator's CPU).
-        stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe", ...etcFiles.map(() => "pipe" as const), "pipe", "pipe", ...(netns === undefined ? [] : [netns])],
+        stdio: [
+          options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe", ...etcFiles.map(() => "pipe" as const), "pipe",
+          ...(argsFromHere ? ["pipe" as const] : []), ...(netns === undefined ? [] : [netns]),
+        ],
         // Own process group, so that a kill reaches the wrapper/bwrap whatever they became; genv-sandbox-enter
         // makes its own (setsid, first thing): `detached` cost ≈ 1 ms more per spawn (medians of 400 here).
         detached: !view?.enterHelper,
@@ -253,7 +260,7 @@ async function runPrepared(
   };
 
   etcFiles.forEach((file, i) => feed(child.stdio[3 + i] as Writable, file.content));
-  feed(child.stdio[argsFd] as Writable, bwrapArgs.map((arg) => `${arg}\0`).join(""));
+  if (argsFromHere) feed(child.stdio[argsFd] as Writable, bwrapArgs.map((arg) => `${arg}\0`).join(""));
   if (options.stdin !== undefined) feed(child.stdin, options.stdin);
 
   let timedOut = false;
@@ -335,6 +342,9 @@ async function runPrepared(
 }
 
 const OOM_POLL_MS = 50;
+// bwrap's options on genv-sandbox-enter's command line: far below Linux's 128 KiB for one argument and
+// 2 MiB for them all (a call's options are a few KiB: its environment variables and mounts).
+const ARGS_ON_COMMAND_LINE_MAX = 64 * 1024;
 
 /**
  * The wrapper where genv-sandbox-enter is not used: one shell joins the cgroups, sets the rlimits with

@@ -4,7 +4,7 @@
  * The emulator compiles it on first use (`_enter.ts`) and is its only caller; see `_host-view.ts`
  * for the layout it builds.
  *
- *   genv-sandbox-enter [--join FILE]... [--rlimit RESOURCE=SOFT:HARD]... [--netns FD]
+ *   genv-sandbox-enter [--join FILE]... [--rlimit RESOURCE=SOFT:HARD]... [--netns FD] [--args-pipe N]
  *                      TREE LOWER WORK TARGET UID GID -- PROGRAM [ARG]...
  *
  * In order, each step fatal on failure (exit 125, the step and errno on stderr):
@@ -20,6 +20,9 @@
  *   4. becomes UID:GID with no supplementary groups and no capabilities left in any set;
  *   5. starts PROGRAM (bwrap), which inherits all of it, and stays its parent until every process of
  *      the call is reaped (`run_and_reap`); then exits as PROGRAM did (its status, or its signal).
+ *      With --args-pipe N, the first N ARGs go to PROGRAM on a pipe instead, as `--args FD` (bwrap's
+ *      way to take options that its pid 1's /proc/1/cmdline must not show): the emulator saves a
+ *      socket pair per call, and this process writes them before PROGRAM starts.
  *
  *   genv-sandbox-enter --make-netns
  *
@@ -140,6 +143,40 @@ static int mount_overlay(const char *target, const char *lower, const char *work
   return mount("genv-tree", target, "overlay", 0, options);
 }
 
+/* PROGRAM [ARG]... with its first `count` ARGs moved onto a pipe: PROGRAM --args FD [the rest]. */
+static char **args_on_pipe(char **program, unsigned long count) {
+  size_t total = 0, given = 0;
+  while (program[given + 1] != NULL) given++;
+  if (count > given) usage("--args-pipe: more than PROGRAM's arguments");
+  for (unsigned long i = 1; i <= count; i++) total += strlen(program[i]) + 1;
+  int ends[2];
+  if (pipe2(ends, O_CLOEXEC) != 0) die("pipe2", NULL);
+  // All of it fits before PROGRAM reads: the pipe grows to hold it (up to /proc/sys/fs/pipe-max-size).
+  if (total > 65536 && fcntl(ends[1], F_SETPIPE_SZ, (int)total) < 0) die("fcntl", "F_SETPIPE_SZ");
+  for (unsigned long i = 1; i <= count; i++) {
+    const char *arg = program[i];
+    size_t left = strlen(arg) + 1;
+    while (left > 0) {
+      ssize_t written = write(ends[1], arg, left);
+      if (written < 0 && errno == EINTR) continue;
+      if (written <= 0) die("write", "--args-pipe");
+      arg += written;
+      left -= (size_t)written;
+    }
+  }
+  close(ends[1]);
+  if (fcntl(ends[0], F_SETFD, 0) != 0) die("fcntl", "F_SETFD");
+  static char descriptor[16];
+  snprintf(descriptor, sizeof descriptor, "%d", ends[0]);
+  char **moved = calloc(given - count + 4, sizeof *moved);
+  if (!moved) die("calloc", NULL);
+  moved[0] = program[0];
+  moved[1] = "--args";
+  moved[2] = descriptor;
+  for (size_t i = count + 1; i <= given; i++) moved[i - count + 2] = program[i];
+  return moved;
+}
+
 static void join_netns(const char *descriptor) {
   unsigned long fd = parse_number(descriptor, "--netns: not a descriptor");
   if (fd > 1024 * 1024) usage("--netns: not a descriptor");
@@ -218,7 +255,7 @@ int main(int argc, char **argv) {
   int first_option = i;
   while (i < argc && strncmp(argv[i], "--", 2) == 0 && argv[i][2] != '\0') {
     if (i + 1 >= argc) usage("an option needs a value");
-    if (strcmp(argv[i], "--join") != 0 && strcmp(argv[i], "--rlimit") != 0 && strcmp(argv[i], "--netns") != 0) usage("unknown option");
+    if (strcmp(argv[i], "--join") != 0 && strcmp(argv[i], "--rlimit") != 0 && strcmp(argv[i], "--netns") != 0 && strcmp(argv[i], "--args-pipe") != 0) usage("unknown option");
     i += 2;
   }
   int last_option = i;
@@ -239,6 +276,7 @@ int main(int argc, char **argv) {
   for (int o = first_option; o < last_option; o += 2) {
     if (strcmp(argv[o], "--join") == 0) join_cgroup(argv[o + 1]);
     else if (strcmp(argv[o], "--netns") == 0) join_netns(argv[o + 1]);
+    else if (strcmp(argv[o], "--args-pipe") == 0) continue; // below, once PROGRAM is known
     else apply_rlimit(argv[o + 1]);
   }
 
@@ -248,5 +286,7 @@ int main(int argc, char **argv) {
   if (chdir("/") != 0) die("chdir", "/");
 
   drop_to(uid, gid);
+  for (int o = first_option; o < last_option; o += 2)
+    if (strcmp(argv[o], "--args-pipe") == 0) program = args_on_pipe(program, parse_number(argv[o + 1], "--args-pipe: not a count"));
   return run_and_reap(program);
 }
