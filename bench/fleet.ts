@@ -1,5 +1,5 @@
 /**
- * `pulumi up` and `destroy` of 50 environments (examples/fleet's inputs: hooks.json, gate.py, a task
+ * `pulumi up` and `destroy` of 50 environments (by default; `--sizes`, below; examples/fleet's inputs: hooks.json, gate.py, a task
  * file, no network) against `genv serve` (its own process, request log as JSON on stderr), in four
  * variants side by side, alternating round by round so that all see the same machine:
  *
@@ -30,6 +30,11 @@
  * the plugin's up, no-op preview, refresh and destroy and the remote component's (`plugin.GuardedEnvironment`)
  * up and destroy, printed as each phase's milliseconds per resource (check, diff, create, read, delete,
  * construct, serialization), so that a regression names its phase.
+ *
+ * Then, with `--sizes 50,300,1000`, the same steps at each size after the first (the base, where all of
+ * the above runs) for the floor and the plugin only: per resource against the floor at that size, and
+ * the plugin's growth from the base against the floor's (the engine's growth is not ours to remove).
+ * With `--user-options`, what a user can do about it at the largest size (bench/_fleet-options.ts).
  *
  * Goals: each provider within 1.05× the floor; the plugin's start-up (spawn to the port on stdout)
  * within 150 ms of the bare provider's; the state of an environment no larger than its inputs once
