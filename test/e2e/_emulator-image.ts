@@ -71,9 +71,11 @@ export async function startBuildkit(binary: string): Promise<Buildkit> {
   const runc = ["/usr/sbin/runc", "/usr/bin/runc", "/usr/local/sbin/runc"].find((candidate) => fs.existsSync(candidate));
   if (!runc) throw new Error("buildkitd needs runc: apt-get install runc (docker.io depends on it)");
   const log = fs.openSync(path.join(scratch, "buildkitd.log"), "a");
+  // setpriv --pdeathsig: killed with the test's process, so a run that is killed leaves no buildkitd
+  // holding the state's lock (the next run's buildkitd would exit at once, "could not lock").
   const child: ChildProcess = spawn(
-    binary,
-    ["--root", state, "--addr", `unix://${socket}`, "--oci-worker-binary", runc, "--oci-worker-net", "host", "--containerd-worker=false"],
+    "setpriv",
+    ["--pdeathsig", "KILL", "--", binary, "--root", state, "--addr", `unix://${socket}`, "--oci-worker-binary", runc, "--oci-worker-net", "host", "--containerd-worker=false"],
     { stdio: ["ignore", log, log] },
   );
   fs.closeSync(log);
@@ -90,7 +92,9 @@ export async function startBuildkit(binary: string): Promise<Buildkit> {
   };
   for (let waited = 0; !fs.existsSync(socket); waited += 100) {
     if (child.exitCode !== null || waited > 60_000) {
-      const tail = fs.readFileSync(path.join(scratch, "buildkitd.log"), "utf8").split("\n").slice(-8).join("\n");
+      // Its message is the log's first line of its own; a Go stack trace follows it.
+      const lines = fs.readFileSync(path.join(scratch, "buildkitd.log"), "utf8").split("\n");
+      const tail = [...lines.filter((line) => line.startsWith("buildkitd:")), ...lines.slice(-8)].join("\n");
       await stop();
       throw new Error(`buildkitd did not start (${child.exitCode === null ? "no socket after 60 s" : `exit ${child.exitCode}`}):\n${tail}`);
     }
