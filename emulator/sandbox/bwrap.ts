@@ -195,8 +195,12 @@ async function runPrepared(
     socket: egress ? { source: egress.socketPath, target: SANDBOX_SOCKET_PATH } : undefined,
   };
 
+  // The pids cgroup also holds bwrap's monitor and the sandbox's pid 1 (the wrapper shell became bwrap),
+  // and genv-sandbox-enter, which waits as their parent.
+  const cgroup = await createCallCgroup({ maxPids: limits.maxProcesses + (view?.enterHelper ? 3 : 2), memoryBytes: limits.callMemoryBytes });
   // As root through genv-sandbox-enter, a network namespace made ahead joins the call (`_netns.ts`):
-  // bwrap keeps it (`--share-net`) instead of making one.
+  // bwrap keeps it (`--share-net`) instead of making one. Taken after the last await before the
+  // spawn, so that a failure between cannot leave its descriptor open.
   const netns = view?.enterHelper ? takeNetworkNamespace() : undefined;
   const bwrapArgs = [
     "--unshare-all", ...(netns === undefined ? [] : ["--share-net"]), "--unshare-user", "--die-with-parent", "--new-session",
@@ -213,9 +217,6 @@ async function runPrepared(
   const argsFromHere = !view?.enterHelper || bwrapArgs.reduce((bytes, arg) => bytes + Buffer.byteLength(arg) + 1, 0) > ARGS_ON_COMMAND_LINE_MAX;
   const argsFd = statusFd + 1;
   const netnsFd = argsFromHere ? argsFd + 1 : argsFd; // where the call's genv-sandbox-enter finds the namespace, and closes it
-  // The pids cgroup also holds bwrap's monitor and the sandbox's pid 1 (the wrapper shell became bwrap),
-  // and genv-sandbox-enter, which waits as their parent.
-  const cgroup = await createCallCgroup({ maxPids: limits.maxProcesses + (view?.enterHelper ? 3 : 2), memoryBytes: limits.callMemoryBytes });
   const bwrapArgv = argsFromHere ? [bwrap, "--args", String(argsFd), "--", ...argv] : [bwrap, ...bwrapArgs, "--", ...argv];
   // genv-sandbox-enter (as root, where it could be built) or a wrapper shell joins the cgroups, sets the
   // rlimits, as root mounts the host view and switches user, and execs bwrap, so bwrap, everything in
