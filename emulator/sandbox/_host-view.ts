@@ -26,7 +26,7 @@ import { createHmac, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, renameSync, rmSync, promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { exclusive, removeTree, type Owner } from "../../confine";
+import { removeTree, type Owner } from "../../confine";
 import { sandboxEnterHelper } from "./_enter";
 import { preparedEtc } from "./_etc";
 import { mountPointNames } from "./_mounts";
@@ -127,36 +127,6 @@ export function hostViewDirectory(root: string): string {
 }
 
 const HOST_VIEW_KEY = randomBytes(32);
-
-const SET_ASIDE_DELAY_MS = 1000;
-const setAsideTimers = new Map<string, NodeJS.Timeout>();
-
-/**
- * Empties, a little later and off the calls' path, what genv-sandbox-enter set aside of the previous
- * mounts of the tree at `root` (enter.c, `set_aside_previous_work`): their work directories, whose
- * removal on ext4 with `discard` waits for the disk. At most one removal per second per tree; the
- * directory is detached by a rename between calls (`exclusive`), so a call never finds it half gone.
- */
-export function removeSetAsideLater(root: string): void {
-  if (setAsideTimers.has(root)) return;
-  const timer = setTimeout(() => {
-    setAsideTimers.delete(root);
-    void removeSetAside(root);
-  }, SET_ASIDE_DELAY_MS);
-  timer.unref(); // what is left goes with the tree, or with the data directory's sweep
-  setAsideTimers.set(root, timer);
-}
-
-async function removeSetAside(root: string): Promise<void> {
-  const setAside = path.join(hostViewDirectory(root), "set-aside");
-  const detached = `${setAside}.${randomBytes(4).toString("hex")}`;
-  try {
-    await exclusive(root, () => fs.rename(setAside, detached));
-  } catch {
-    return; // nothing set aside, or the tree's view is gone
-  }
-  await removeTree(detached).catch(() => undefined);
-}
 
 /** Removes what the host view of the tree at `root` keeps beside it. */
 export async function removeHostView(root: string): Promise<void> {

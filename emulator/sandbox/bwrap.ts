@@ -18,7 +18,7 @@ import { createCallCgroup } from "./_cgroup";
 import { ETC_DATA, SANDBOX_UID, checkReserved, existingReadOnly, mountArgs, removeMountPoints } from "./_mounts";
 import { SandboxError, SandboxNotRunnableError, SandboxUnavailableError } from "./errors";
 import { prepareSandboxEgress, SANDBOX_CA_PATH, SANDBOX_SOCKET_PATH, type SandboxEgress, type SandboxEgressSetup } from "./network";
-import { prepareHostView, removeSetAsideLater, type HostView } from "./_host-view";
+import { prepareHostView, type HostView } from "./_host-view";
 import { makeNetworkNamespaces, releaseNetworkNamespace, takeNetworkNamespace } from "./_netns";
 import { sandboxOwner } from "./_identity";
 
@@ -160,7 +160,6 @@ export async function runInSandbox(options: RunInSandboxOptions): Promise<Sandbo
     } finally {
       // Through the host view (as root) bwrap makes no mount point in the tree.
       removeMountPoints(root, sandboxOwner() ? before : undefined);
-      if (sandboxOwner()) removeSetAsideLater(root);
     }
   });
 }

@@ -16,7 +16,7 @@
  *      network namespace open on FD (`_netns.ts`: fresh, made ahead, loopback up) and closes FD;
  *   3. from TREE, mounts an overlay at TARGET: lowerdir=LOWER, upperdir=., workdir=WORK, with the
  *      layer paths relative so that the sandbox's mount table names no host path, `volatile` where
- *      the kernel has it, once the previous mount's work directory is set aside (below);
+ *      the kernel has it (below);
  *   4. becomes UID:GID with no supplementary groups and no capabilities left in any set;
  *   5. starts PROGRAM (bwrap), which inherits all of it, and stays its parent until every process of
  *      the call is reaped (`run_and_reap`); then exits as PROGRAM did (its status, or its signal).
@@ -41,13 +41,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -125,41 +123,18 @@ static void drop_to(uid_t uid, gid_t gid) {
  * at the end of every call (the sandbox's last process exiting) runs syncfs on the tree's whole file
  * system, a journal commit that kept a call's last process alive for up to ≈ 15 ms on a busy disk. A
  * call's files are in the page cache either way; what `volatile` gives up is an fsync inside the
- * sandbox reaching the disk before a host crash.
- *
- * A mount leaves WORK/work behind (with a volatile one, WORK/work/incompat/volatile/dirty in it, and
- * the next mount refuses a work directory that has that). Removing them at the next mount costs three
- * directory removals, and on ext4 mounted with `discard` each one waits for the disk to discard the
- * directory's block (≈ 0.3 ms apiece, measured). So the whole WORK/work is renamed aside instead, into
- * WORK/../set-aside (made if missing), and the emulator empties that later, off the calls' path
- * (`_host-view.ts`, `removeSetAsideLater`); the kernel makes a fresh WORK/work. Where the rename cannot
- * be done, the marker is removed in place as before. The work directory is root's, beside the tree, and
- * calls on a tree run one at a time.
+ * sandbox reaching the disk before a host crash. A volatile mount leaves WORK/work/incompat/volatile
+ * behind, and the next mount refuses a work directory that has it: it is removed first (the work
+ * directory is root's, beside the tree, and calls on a tree run one at a time).
  */
-static void set_aside_previous_work(const char *work) {
-  char previous[4096], set_aside[4096], destination[4096], marker[4096];
-  struct timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  int lengths[] = {
-    snprintf(previous, sizeof previous, "%s/work", work),
-    snprintf(set_aside, sizeof set_aside, "%s/../set-aside", work),
-    snprintf(destination, sizeof destination, "%s/../set-aside/work-%d-%lld%09ld", work, (int)getpid(), (long long)now.tv_sec, now.tv_nsec),
-  };
-  for (size_t i = 0; i < sizeof lengths / sizeof lengths[0]; i++)
-    if (lengths[i] < 0 || (size_t)lengths[i] >= sizeof previous) usage("WORK is too long");
-  // ENOENT from the rename then means no previous mount left one.
-  if ((mkdir(set_aside, 0700) == 0 || errno == EEXIST) && (rename(previous, destination) == 0 || errno == ENOENT)) return;
+static int mount_overlay(const char *target, const char *lower, const char *work) {
+  char options[4096], marker[4096];
   static const char *const leftovers[] = {"work/incompat/volatile/dirty", "work/incompat/volatile", "work/incompat"};
   for (size_t i = 0; i < sizeof leftovers / sizeof leftovers[0]; i++) {
     int length = snprintf(marker, sizeof marker, "%s/%s", work, leftovers[i]);
     if (length < 0 || (size_t)length >= sizeof marker) usage("WORK is too long");
     if ((i == 0 ? unlink(marker) : rmdir(marker)) != 0 && errno != ENOENT) die("remove", marker);
   }
-}
-
-static int mount_overlay(const char *target, const char *lower, const char *work) {
-  char options[4096];
-  set_aside_previous_work(work);
   int length = snprintf(options, sizeof options, "lowerdir=%s,upperdir=.,workdir=%s,volatile", lower, work);
   if (length < 0 || (size_t)length >= sizeof options) usage("LOWER and WORK are too long");
   if (mount("genv-tree", target, "overlay", 0, options) == 0) return 0;

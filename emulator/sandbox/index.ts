@@ -9,7 +9,7 @@ export type { CommandHookOptions } from "./hooks";
 export { RESERVED_TOP_LEVEL, existingReadOnly } from "./_mounts";
 export { memoryCgroupAvailable, pidsCgroupAvailable } from "./_cgroup";
 export { giveToSandbox, sandboxOwner } from "./_identity";
-export { hostViewDirectory, removeHostView, sandboxEnterPath } from "./_host-view";
+export { removeHostView, sandboxEnterPath } from "./_host-view";
 export {
   InvalidToolArgsError,
   ReservedPathError,

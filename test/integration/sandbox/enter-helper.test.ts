@@ -4,9 +4,9 @@
  * call's namespace, and giving exactly the sandbox that the shell way (unshare, sh, mount, setpriv) gives.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync } from "node:fs";
 import * as path from "node:path";
-import { hostViewDirectory, runInSandbox, sandboxEnterPath, sandboxOwner } from "../../../emulator/sandbox";
+import { runInSandbox, sandboxEnterPath, sandboxOwner } from "../../../emulator/sandbox";
 import { describeNeeding } from "../../support/prerequisites";
 import { makeTree } from "../../support/trees";
 
@@ -85,34 +85,5 @@ describeNeeding({
     expect(result.exitCode).toBe(0);
     expect(readFileSync("/proc/self/mountinfo", "utf8")).not.toContain("genv-tree");
   });
-
-  // Each mount leaves a work directory with a `volatile` marker that the next mount would refuse; the
-  // helper sets it aside (enter.c, `set_aside_previous_work`) and the emulator empties that a second later.
-  test("what a tree's calls leave beside it is removed soon after, and calls go on mounting it", async () => {
-    const root = makeTree({ "workspace/a.txt": "a" });
-    for (let call = 0; call < 5; call++) {
-      const result = await runInSandbox({ root, argv: ["/bin/cat", "/workspace/a.txt"], timeoutMs: 20_000 });
-      expect(result).toMatchObject({ exitCode: 0, stdout: "a" });
-    }
-    const scratch = hostViewDirectory(root);
-    const deadline = Date.now() + 10_000;
-    while (readdirSync(scratch).length > 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(readdirSync(scratch).sort()).toEqual(["lower", "work"]);
-    expect(readdirSync(path.join(scratch, "work"))).toEqual(["work"]); // the last call's, set aside by the next
-  });
-
-  test("where the previous work directory cannot be set aside, its marker is removed in place", async () => {
-    const root = makeTree();
-    expect((await runInSandbox({ root, argv: ["/bin/true"], timeoutMs: 20_000 })).exitCode).toBe(0);
-    // Another file system there: renaming into it fails (EXDEV), and nothing can move it away.
-    const setAside = path.join(hostViewDirectory(root), "set-aside");
-    mkdirSync(setAside, { recursive: true });
-    expect(spawnSync("mount", ["-t", "tmpfs", "genv-test-set-aside", setAside]).status).toBe(0);
-    try {
-      for (let call = 0; call < 3; call++) expect((await runInSandbox({ root, argv: ["/bin/true"], timeoutMs: 20_000 })).exitCode).toBe(0);
-      expect(readdirSync(setAside)).toEqual([]);
-    } finally {
-      spawnSync("umount", [setAside]);
-    }
-  });
 });
+
