@@ -200,12 +200,6 @@ static void loopback_up(void) {
 static int make_network_namespaces(void) {
   // With its parent: a parent gone before this line closed stdin, which ends the loop all the same.
   if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) die("prctl", "PR_SET_PDEATHSIG");
-  // Only on a CPU with nothing else to do. Asked right after a call starts, a namespace (≈ 0.7 ms
-  // of CPU) was made on the emulator's CPU while the call's helper, runnable, waited behind it with
-  // the other CPU idle. A maker starved by a busy machine costs nothing: calls then have bwrap make
-  // their own (`_netns.ts`).
-  struct sched_param idle_priority = {0};
-  if (sched_setscheduler(0, SCHED_IDLE, &idle_priority) != 0) die("sched_setscheduler", "SCHED_IDLE");
   char request;
   for (;;) {
     ssize_t got = read(0, &request, 1);
