@@ -1,7 +1,9 @@
 /**
  * The acceptance run of issue 22, by hand: COUNT identical environments (default 20) through the
  * dynamic provider or the plugin, against an emulator that answers every create 4 s late;
- * `pulumi up` killed (its process group, SIGKILL) once the API holds KILL_AT (default 8); then
+ * `pulumi up` killed (its process group, SIGKILL) once the API holds KILL_AT or more (default 8: the
+ * engine's creates start together, as many as its parallelism, 8 on 2 cores, and land together, so
+ * asked for 12 it kills at 16); then
  * `pulumi cancel`, `genv recover`, `pulumi up`, `pulumi destroy`, printing the environments on the
  * API after each step, the orphans (on the API, in no state) and duplicates, and the provider
  * processes of the killed run still alive 5 s after the kill.
