@@ -33,7 +33,9 @@
  *
  * Then, with `--sizes 50,300,1000`, the same steps at each size after the first (the base, where all of
  * the above runs) for the floor and the plugin only: per resource against the floor at that size, and
- * the plugin's growth from the base against the floor's (the engine's growth is not ours to remove).
+ * the plugin's growth from the size before against the floor's (the engine's growth is not ours to
+ * remove; from the base, at 50, the processes' start-up would dominate). Each size's rows are printed as
+ * soon as it is measured.
  * With `--user-options`, what a user can do about it at the largest size (bench/_fleet-options.ts).
  *
  * Goals: each provider within 1.05× the floor; the plugin's start-up (spawn to the port on stdout)
@@ -384,6 +386,13 @@ export async function benchFleet({ sizes = DEFAULT_FLEET_SIZES, userOptions = fa
 
     // The other sizes: the floor and the plugin only, alternating round by round.
     const grown = new Map<number, Record<GrownVariant, { wall: Record<Step, number[]>; cpu: Record<Step, number[]> }>>();
+    /** What a resource costs in a fleet of `size`: per resource, so that sizes compare. */
+    const perResourceAt = (size: number, variant: GrownVariant, kind: "wall" | "cpu", step: Step) => {
+      const values = size === count ? (kind === "wall" ? times : cpu)[variant][step] : grown.get(size)![variant][kind][step];
+      return median(values) / size;
+    };
+    const sizeLine = (size: number) =>
+      `    ${String(size).padEnd(6)}${STEPS.flatMap((step) => GROWN_VARIANTS.map((variant) => `${perResourceAt(size, variant, "wall", step).toFixed(1)} / ${perResourceAt(size, variant, "cpu", step).toFixed(1)}`.padStart(17))).join("")}`;
     for (const size of sizes.slice(1)) {
       const measures = { floor: { wall: perStep(), cpu: perStep() }, plugin: { wall: perStep(), cpu: perStep() } };
       grown.set(size, measures);
@@ -392,6 +401,8 @@ export async function benchFleet({ sizes = DEFAULT_FLEET_SIZES, userOptions = fa
         for (const variant of round % 2 === 0 ? GROWN_VARIANTS : [...GROWN_VARIANTS].reverse()) await measureSteps(variant, size, measures[variant].wall, measures[variant].cpu);
       }
       for (const variant of GROWN_VARIANTS) await setCount(variant, count);
+      // Printed as soon as measured: a later failure (--user-options) does not lose it.
+      log(`  ms per resource at ${size}, wall / CPU, ${STEPS.flatMap((step) => GROWN_VARIANTS.map((variant) => `${variant} ${step}`)).join(", ")}:\n${sizeLine(size)}`);
     }
 
     const optionRows = userOptions
@@ -417,26 +428,21 @@ export async function benchFleet({ sizes = DEFAULT_FLEET_SIZES, userOptions = fa
       const parts = PHASES.filter((phase) => costs.has(phase)).map((phase) => `${phase} ${costs.get(phase)!.toFixed(2)}`);
       log(`    ${`${fleet === "guarded" ? "remote component" : "plugin"} ${step}`.padEnd(30)}${parts.join(", ")}`);
     }
-    /** What a resource costs in a fleet of `size`: per resource, so that sizes compare. */
-    const perResourceAt = (size: number, variant: GrownVariant, kind: "wall" | "cpu", step: Step) => {
-      const values = size === count ? (kind === "wall" ? times : cpu)[variant][step] : grown.get(size)![variant][kind][step];
-      return m(values) / size;
-    };
     if (grown.size > 0) {
       log(`  how cost grows: ms per resource, wall / CPU (medians; at ${count} of the rounds above, at ${[...grown.keys()].join(" and ")} of ${ROUNDS} rounds of the floor and the plugin alone)`);
       log(`    ${"size".padEnd(6)}${STEPS.flatMap((step) => GROWN_VARIANTS.map((variant) => `${variant} ${step}`.padStart(17))).join("")}`);
-      for (const size of sizes) {
-        log(`    ${String(size).padEnd(6)}${STEPS.flatMap((step) => GROWN_VARIANTS.map((variant) => `${perResourceAt(size, variant, "wall", step).toFixed(1)} / ${perResourceAt(size, variant, "cpu", step).toFixed(1)}`.padStart(17))).join("")}`);
-      }
+      for (const size of sizes) log(sizeLine(size));
     }
+    // Growth from the size before, not from the base: at 50 the processes' start dominates a resource's cost.
     const growthRows = [...grown.keys()].flatMap((size) =>
       STEPS.flatMap((step) => {
-        const [floorGrowth, pluginGrowth] = GROWN_VARIANTS.map((variant) => perResourceAt(size, variant, "cpu", step) / perResourceAt(count, variant, "cpu", step));
+        const previous = sizes[sizes.indexOf(size) - 1];
+        const [floorGrowth, pluginGrowth] = GROWN_VARIANTS.map((variant) => perResourceAt(size, variant, "cpu", step) / perResourceAt(previous, variant, "cpu", step));
         return [
           row(`pulumi ${STEP_NAMES[step]} of ${size}, plugin, per resource`, perResourceAt(size, "plugin", "wall", step), "floor, per resource", perResourceAt(size, "floor", "wall", step), 1.05),
           row(`CPU of pulumi ${STEP_NAMES[step]} of ${size}, plugin, per resource`, perResourceAt(size, "plugin", "cpu", step), "floor, per resource", perResourceAt(size, "floor", "cpu", step), 1.05),
           // The plugin's growth against the floor's, within 5 %: the engine's own growth is not the provider's to remove.
-          row(`CPU per resource, pulumi ${STEP_NAMES[step]}, plugin, ${size} vs ${count}`, perResourceAt(size, "plugin", "cpu", step), `plugin at ${count}`, perResourceAt(count, "plugin", "cpu", step), Math.round(floorGrowth * 1.05 * 100) / 100, `the floor grew ${floorGrowth.toFixed(2)}x; the plugin ${(pluginGrowth / floorGrowth).toFixed(2)}x the floor's growth`),
+          row(`CPU per resource, pulumi ${STEP_NAMES[step]}, plugin, ${size} vs ${previous}`, perResourceAt(size, "plugin", "cpu", step), `plugin at ${previous}`, perResourceAt(previous, "plugin", "cpu", step), Math.round(floorGrowth * 1.05 * 100) / 100, `the floor grew ${floorGrowth.toFixed(2)}x; the plugin ${(pluginGrowth / floorGrowth).toFixed(2)}x the floor's growth`),
         ];
       }),
     );
