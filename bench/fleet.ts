@@ -391,6 +391,7 @@ export async function benchFleet({ sizes = DEFAULT_FLEET_SIZES, userOptions = fa
       const values = size === count ? (kind === "wall" ? times : cpu)[variant][step] : grown.get(size)![variant][kind][step];
       return median(values) / size;
     };
+    const sizeColumns = STEPS.flatMap((step) => GROWN_VARIANTS.map((variant) => `${variant} ${step}`));
     const sizeLine = (size: number) =>
       `    ${String(size).padEnd(6)}${STEPS.flatMap((step) => GROWN_VARIANTS.map((variant) => `${perResourceAt(size, variant, "wall", step).toFixed(1)} / ${perResourceAt(size, variant, "cpu", step).toFixed(1)}`.padStart(17))).join("")}`;
     for (const size of sizes.slice(1)) {
@@ -402,7 +403,7 @@ export async function benchFleet({ sizes = DEFAULT_FLEET_SIZES, userOptions = fa
       }
       for (const variant of GROWN_VARIANTS) await setCount(variant, count);
       // Printed as soon as measured: a later failure (--user-options) does not lose it.
-      log(`  ms per resource at ${size}, wall / CPU, ${STEPS.flatMap((step) => GROWN_VARIANTS.map((variant) => `${variant} ${step}`)).join(", ")}:\n${sizeLine(size)}`);
+      log(`  ms per resource at ${size}, wall / CPU, ${sizeColumns.join(", ")}:\n${sizeLine(size)}`);
     }
 
     const optionRows = userOptions
@@ -430,7 +431,7 @@ export async function benchFleet({ sizes = DEFAULT_FLEET_SIZES, userOptions = fa
     }
     if (grown.size > 0) {
       log(`  how cost grows: ms per resource, wall / CPU (medians; at ${count} of the rounds above, at ${[...grown.keys()].join(" and ")} of ${ROUNDS} rounds of the floor and the plugin alone)`);
-      log(`    ${"size".padEnd(6)}${STEPS.flatMap((step) => GROWN_VARIANTS.map((variant) => `${variant} ${step}`.padStart(17))).join("")}`);
+      log(`    ${"size".padEnd(6)}${sizeColumns.map((column) => column.padStart(17)).join("")}`);
       for (const size of sizes) log(sizeLine(size));
     }
     // Growth from the size before, not from the base: at 50 the processes' start dominates a resource's cost.
