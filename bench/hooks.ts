@@ -68,7 +68,7 @@ export async function benchHooks(): Promise<Comparison[]> {
     });
 
     if (sandboxOwner()) {
-      rows.push(await sandboxCallRow(root, "tree on disk"));
+      rows.push(await sandboxCallRow(root, `tree in ${os.tmpdir()}`));
       // The same over a tree on tmpfs: the call's own cost without the tree's file system's. The
       // overlay makes a few inodes at every mount (its work directory, its checks), which an ext4
       // without a journal (this machine's) allocates by scanning past every inode deleted in the last
@@ -78,7 +78,7 @@ export async function benchHooks(): Promise<Comparison[]> {
         try {
           await fs.mkdir(path.join(onTmpfs, "workspace"));
           await giveToSandbox(onTmpfs);
-          rows.push(await sandboxCallRow(onTmpfs, "tree on tmpfs"));
+          rows.push(await sandboxCallRow(onTmpfs, `tree in ${TMPFS} (tmpfs)`));
         } finally {
           await fs.rm(onTmpfs, { recursive: true, force: true });
           await removeHostView(onTmpfs);
