@@ -27,7 +27,7 @@ export function hostDir(prefix: string): string {
   return dir;
 }
 
-/** An emulator on a real data directory (`<dataDir>/trees/<id>/` is each environment's tree). */
+/** An emulator on a real data directory (`<dataDir>/trees/<id>/` is each environment's tree), closed after the test file. */
 export async function startAttackEmulator(options: Partial<EmulatorOptions> = {}): Promise<AttackEmulator> {
   const internalErrors: unknown[] = [];
   const dataDir = options.dataDir ?? hostDir("data");

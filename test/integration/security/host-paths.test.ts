@@ -16,9 +16,6 @@ let emulator: AttackEmulator;
 beforeAll(async () => {
   emulator = await startAttackEmulator();
 });
-afterAll(async () => {
-  await emulator.close();
-});
 
 test("the mount tables inside a tool call name no host path: data directory, environment id, egress socket directory", async () => {
   const id = await createEnvironment(emulator, {

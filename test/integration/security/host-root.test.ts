@@ -57,9 +57,6 @@ describeNeeding({ "root (uid 0), as CI runs the tests": process.getuid?.() === 0
   beforeAll(async () => {
     emulator = await startAttackEmulator();
   });
-  afterAll(async () => {
-    await emulator.close();
-  });
 
   test("no host sysctl is writable from a code_execution (each probe writes back the value it read)", async () => {
     const id = await createEnvironment(emulator, { sources: inlineFiles({ "workspace/a.txt": "a" }) });

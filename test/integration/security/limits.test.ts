@@ -23,9 +23,6 @@ let emulator: AttackEmulator;
 beforeAll(async () => {
   emulator = await startAttackEmulator({ maxBytes: MAX_BYTES, maxFiles: MAX_FILES });
 });
-afterAll(async () => {
-  await emulator.close();
-});
 
 /** Regular files under `dir` (symlinks not followed) and their total size. */
 function diskUsage(dir: string): { files: number; bytes: number } {

@@ -118,9 +118,6 @@ describeNeeding({ "root (uid 0), as CI runs the tests": process.getuid?.() === 0
   beforeAll(async () => {
     emulator = await startAttackEmulator();
   });
-  afterAll(async () => {
-    await emulator.close();
-  });
 
   const run = async (id: string, code: string): Promise<any> => {
     const { status, body } = await executeTool(emulator, id, python(code));

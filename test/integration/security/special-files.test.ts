@@ -18,9 +18,6 @@ let emulator: AttackEmulator;
 beforeAll(async () => {
   emulator = await startAttackEmulator();
 });
-afterAll(async () => {
-  await emulator.close();
-});
 
 /** What a client sees of a request bounded to `timeoutMs`: the status, or why there was none; and whether the body came whole. */
 async function outcome(url: string, init: RequestInit & { key?: string }, timeoutMs: number): Promise<{ status: number | string; body: string }> {

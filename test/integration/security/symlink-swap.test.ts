@@ -50,9 +50,6 @@ let emulator: AttackEmulator;
 beforeAll(async () => {
   emulator = await startAttackEmulator();
 });
-afterAll(async () => {
-  await emulator.close();
-});
 
 /** A host directory the swapper's link points at: the marker file and a name only it has. */
 function makeHostTarget(name: string): string {
