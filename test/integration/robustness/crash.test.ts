@@ -175,9 +175,25 @@ function cgroupsLeftBy(killed: { pid: number; bases: string[] }[]): string[] {
   return killed.flatMap(({ pid, bases }) => bases.flatMap((base) => readdirSync(base).filter((name) => name.startsWith(`genv-sbx-${pid}-`)).map((name) => path.join(base, name))));
 }
 
+/**
+ * The names of the cgroups among `dirs` that a call holds: a call's processes are in its cgroup until it
+ * ends, while the emulator's pool of idle cgroups (emulator/sandbox/_cgroup.ts) holds none. On cgroup v1
+ * a call has a directory of the same name in each hierarchy: one name per call.
+ */
+function heldByCalls(dirs: string[]): string[] {
+  const procsOf = (dir: string) => {
+    try {
+      return readFileSync(path.join(dir, "cgroup.procs"), "utf8").trim();
+    } catch {
+      return ""; // removed meanwhile
+    }
+  };
+  return [...new Set(dirs.filter((dir) => procsOf(dir) !== "").map((dir) => path.basename(dir)))].sort();
+}
+
 describeNeeding({ "a pids or memory cgroup the emulator can create (root: cgroup v1, or v2 with the controllers delegated)": pidsCgroupAvailable() || memoryCgroupAvailable() })("killed during sandbox calls", () => {
   const ROUNDS = 6;
-  const CALLS = 4; // in flight at each kill, so that each emulator holds several cgroups, some in use
+  const CALLS = 4; // in flight at each kill, each in a cgroup of its own beside the pool's idle ones
 
   test(`${ROUNDS} kills, a restart after each: once the restarted emulator ran a call, no cgroup of a killed emulator is left`, async () => {
     const dataDir = tempDir("genv-crash-cgroups-");
@@ -213,10 +229,15 @@ describeNeeding({ "a pids or memory cgroup the emulator can create (root: cgroup
           }).catch(() => undefined);
         }
         // Half the kills land while the calls run, half while they are being set up.
-        if (round % 2 === 0) expect(await waitFor(() => envIds.every((id) => existsSync(path.join(dataDir, "trees", id, "workspace", marker))), 20_000)).toBe(true);
+        const running = round % 2 === 0;
+        if (running) expect(await waitFor(() => envIds.every((id) => existsSync(path.join(dataDir, "trees", id, "workspace", marker))), 20_000)).toBe(true);
         else await new Promise((resolve) => setTimeout(resolve, 20 * round));
-        killed.push({ pid: serving.child.pid!, bases: cgroupBasesOf(serving.child.pid!) });
-        expect(cgroupsLeftBy(killed.slice(-1)).length).toBeGreaterThan(0); // it held cgroups when it was killed
+        const victim = { pid: serving.child.pid!, bases: cgroupBasesOf(serving.child.pid!) };
+        const held = heldByCalls(cgroupsLeftBy([victim]));
+        await kill(serving);
+        killed.push(victim);
+        // Where every call had started, the kill landed while each held its cgroup (a call's process in it).
+        if (running) expect({ round, held: held.length }).toEqual({ round, held: CALLS });
       } finally {
         if (serving.child.exitCode === null && serving.child.signalCode === null) await kill(serving);
       }
