@@ -11,6 +11,7 @@ import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 
 import { ownerOf } from "../../emulator/api";
+import { timeLeftOf, withDeadline } from "../support/commands";
 import { TEST_KEY } from "../support/emulator";
 import { goToolchainNeeds, replaceGoSdk } from "../support/go";
 import { describeNeeding } from "../support/prerequisites";
@@ -24,8 +25,9 @@ const BASE_SOURCES = [
   { type: "inline" as const, target: "workspace/tools/lint.sh", content: "#!/bin/sh\nexit 0\n" },
 ];
 // The first run compiles the program and github.com/pulumi/pulumi/sdk/v3 (minutes on a busy 2-core
-// machine; seconds once Go's build cache holds them).
-const FIRST_RUN_TIMEOUT_MS = 20 * 60_000;
+// machine; seconds once Go's build cache holds them). The engine's run is interrupted a little before,
+// so that a hang fails naming it, with the engine's output.
+const FIRST_RUN_TIMEOUT_MS = 10 * 60_000;
 
 describeNeeding(goToolchainNeeds())("Go with the generated SDK: examples/go-environment (real engine)", () => {
   const e2e = useE2E();
@@ -43,7 +45,8 @@ describeNeeding(goToolchainNeeds())("Go with the generated SDK: examples/go-envi
   }, E2E_TEST_TIMEOUT_MS);
 
   test("up looks up the base, creates the credential, the environment copied from the base whose allowlist references it, and the guarded environment with its gate", async () => {
-    const up = await e2e().run(stack, (s, onOutput) => s.up({ onOutput }));
+    const left = timeLeftOf(FIRST_RUN_TIMEOUT_MS);
+    const up = await withDeadline(`pulumi up of ${dir} (the Go language host builds the program)`, left(), (signal) => e2e().run(stack, (s, onOutput) => s.up({ onOutput, signal })));
     // The stack, the credential, the environment, the component and its environment.
     expect(up.summary.resourceChanges).toEqual({ create: 5 });
     expect(up.outputs.baseStatus.value).toBe("active");
@@ -64,9 +67,10 @@ describeNeeding(goToolchainNeeds())("Go with the generated SDK: examples/go-envi
   }, FIRST_RUN_TIMEOUT_MS);
 
   test("a no-op preview makes one API call, the lookup of the base; the state holds neither the token nor the key", async () => {
+    const left = timeLeftOf(FIRST_RUN_TIMEOUT_MS);
     let preview: Awaited<ReturnType<Stack["preview"]>> | undefined;
     const requests = await e2e().requestsDuring(async () => {
-      preview = await e2e().run(stack, (s, onOutput) => s.preview({ onOutput }));
+      preview = await withDeadline(`pulumi preview of ${dir} (the Go language host builds the program)`, left(), (signal) => e2e().run(stack, (s, onOutput) => s.preview({ onOutput, signal })));
     });
     expect(preview!.changeSummary).toEqual({ same: 5 });
     expect(requests).toEqual([`GET /v1beta/environments/${baseId}`]);

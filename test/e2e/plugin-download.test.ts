@@ -8,20 +8,18 @@
 // version and the download URL) does the same, with a GuardedEnvironment whose policy case the
 // downloaded plugin runs at preview. On Linux the downloaded plugin is the single
 // executable, and the programs run with no Node.js on PATH at all.
-import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
-import { promisify } from "node:util";
 
 import type { Stack } from "@pulumi/pulumi/automation";
 
+import { runCommand, timeLeftOf } from "../support/commands";
 import { pythonSdkVenvBinDir, repoRoot } from "./engine";
 import { E2E_TEST_TIMEOUT_MS, listIds, useE2E } from "./_workspace";
 
-const execFileAsync = promisify(execFile);
 const VERSION: string = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")).version;
 const PLATFORM = `${os.platform()}-${{ x64: "amd64", arm64: "arm64" }[os.arch() as string] ?? os.arch()}`;
 const TARBALL = `pulumi-resource-gemini-environments-v${VERSION}-${PLATFORM}.tar.gz`;
@@ -112,7 +110,7 @@ describe("the engine downloads the plugin from the release host (empty PULUMI_HO
   beforeAll(async () => {
     scratch = await fs.promises.mkdtemp(path.join(os.tmpdir(), "genv-plugin-download-"));
     const release = path.join(scratch, "release");
-    await execFileAsync(path.join(repoRoot, "scripts", "release"), ["--out", release, "--platforms", PLATFORM], { cwd: repoRoot, maxBuffer: 16 * 1024 * 1024 });
+    await runCommand([path.join(repoRoot, "scripts", "release"), "--out", release, "--platforms", PLATFORM], { cwd: repoRoot, timeoutMs: timeLeftOf(RELEASE_TIMEOUT_MS)() });
     host = await serveReleaseDir(release);
     env = { PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES: `gemini-environments=${host.url}` };
     // The single executable needs no Node.js: the engine and its YAML language host need nothing on PATH.

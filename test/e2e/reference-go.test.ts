@@ -3,4 +3,4 @@
 import { goToolchainNeeds } from "../support/go";
 import { describeReferenceExamples } from "./_reference";
 
-describeReferenceExamples("go", goToolchainNeeds(), 20 * 60_000);
+describeReferenceExamples("go", goToolchainNeeds(), 10 * 60_000);

@@ -2,4 +2,4 @@
 import { describeReferenceExamples } from "./_reference";
 
 // The first program's stack makes the venv of scripts/python-sdk-venv when it is not cached (minutes).
-describeReferenceExamples("python", {}, 20 * 60_000);
+describeReferenceExamples("python", {}, 10 * 60_000);

@@ -16,6 +16,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 
+import { runCommand, timeLeftOf } from "../../support/commands";
+
 const execFileAsync = promisify(execFile);
 const repoRoot = path.resolve(__dirname, "..", "..", "..");
 const manifest = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string; engines: { node: string } };
@@ -24,14 +26,15 @@ const PLATFORMS = ["linux-amd64", "linux-arm64", "darwin-amd64", "darwin-arm64"]
 const HOST = `${os.platform()}-${os.arch() === "x64" ? "amd64" : os.arch()}`;
 /** ELF e_machine of each Linux architecture. */
 const ELF_MACHINE: Record<string, number> = { "linux-amd64": 62, "linux-arm64": 183 };
-const RELEASE_TIMEOUT_MS = 900_000;
+// Four single executables, the npm package and the wheel (a few minutes on a busy 2-core machine).
+const RELEASE_TIMEOUT_MS = 10 * 60_000;
 const EXECUTABLE = "pulumi-resource-gemini-environments";
 const plugin = (platform: string) => `pulumi-resource-gemini-environments-v${VERSION}-${platform}.tar.gz`;
 const NPM_PACKAGE = `pulumi-gemini-environments-${VERSION}.tgz`;
 const WHEEL = `pulumi_gemini_environments-${VERSION}-py3-none-any.whl`;
 const CHECKSUMS = `pulumi-gemini-environments_${VERSION}_checksums.txt`;
 // A fresh venv's pip install of the wheel fetches pulumi and its dependencies (pip's cache makes it quick).
-const PIP_TIMEOUT_MS = 600_000;
+const PIP_TEST_TIMEOUT_MS = 10 * 60_000;
 
 /** The venv of scripts/python-build, with twine. */
 async function releaseVenv(): Promise<string> {
@@ -61,10 +64,11 @@ describe("npm run release (scripts/release)", () => {
   let releaseLog: string;
 
   beforeAll(async () => {
+    const left = timeLeftOf(RELEASE_TIMEOUT_MS);
     if (!fs.existsSync(path.join(repoRoot, "dist", "provider", "plugin", "main.js"))) throw new Error("dist/ is missing: run npm run build first");
     scratch = await fs.promises.mkdtemp(path.join(os.tmpdir(), "genv-release-"));
     out = path.join(scratch, "release");
-    ({ stderr: releaseLog } = await execFileAsync(path.join(repoRoot, "scripts", "release"), ["--out", out], { cwd: repoRoot, maxBuffer: 16 * 1024 * 1024 }));
+    ({ stderr: releaseLog } = await runCommand([path.join(repoRoot, "scripts", "release"), "--out", out], { cwd: repoRoot, timeoutMs: left() }));
   }, RELEASE_TIMEOUT_MS);
 
   afterAll(() => fs.promises.rm(scratch, { recursive: true, force: true }));
@@ -210,15 +214,16 @@ describe("npm run release (scripts/release)", () => {
   test(
     "a fresh venv's pip install of the wheel imports it and reports its version",
     async () => {
+      const left = timeLeftOf(PIP_TEST_TIMEOUT_MS);
       const venv = path.join(scratch, "venv");
       await execFileAsync("python3", ["-m", "venv", venv]);
-      await execFileAsync(path.join(venv, "bin", "python3"), ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", path.join(out, WHEEL)], { timeout: PIP_TIMEOUT_MS });
+      await runCommand([path.join(venv, "bin", "python3"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", path.join(out, WHEEL)], { timeoutMs: left() });
       const { stdout } = await execFileAsync(path.join(venv, "bin", "python3"), [
         "-c",
         "import importlib.metadata, pulumi_gemini_environments as genv; from pulumi_gemini_environments import _utilities; print(importlib.metadata.version('pulumi_gemini_environments'), _utilities.get_version(), genv.Environment.__name__)",
       ]);
       expect(stdout.trim()).toBe(`${VERSION} ${VERSION} Environment`);
     },
-    PIP_TIMEOUT_MS + 60_000,
+    PIP_TEST_TIMEOUT_MS,
   );
 });

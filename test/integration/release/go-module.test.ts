@@ -18,6 +18,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 
+import { runCommand, timeLeftOf } from "../../support/commands";
 import { goToolchainNeeds } from "../../support/go";
 import { describeNeeding } from "../../support/prerequisites";
 
@@ -27,8 +28,9 @@ const VERSION = (JSON.parse(fs.readFileSync(path.join(root, "package.json"), "ut
 const REPOSITORY = "github.com/gemini-environments/pulumi-gemini-environments";
 const MODULE = `${REPOSITORY}/sdk/go`;
 const PULUMI_SDK = "github.com/pulumi/pulumi/sdk/v3";
-// The first run downloads github.com/pulumi/pulumi/sdk/v3 and its dependencies, then compiles them.
-const GO_TIMEOUT_MS = 15 * 60_000;
+// The first run downloads github.com/pulumi/pulumi/sdk/v3 and its dependencies, then compiles them
+// (minutes on a busy 2-core machine; seconds once Go's caches hold them).
+const TEST_TIMEOUT_MS = 10 * 60_000;
 
 /** The version `modFile` requires of `modulePath` (go mod edit -json reads it). */
 async function requiredVersion(modFile: string, modulePath: string): Promise<string | undefined> {
@@ -42,7 +44,7 @@ describeNeeding(goToolchainNeeds())("the Go SDK from a tagged git remote, as a G
   let consumer: string;
   let env: NodeJS.ProcessEnv;
 
-  const go = (args: string[], cwd = consumer) => run("go", args, { cwd, env, timeout: GO_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 });
+  const go = (args: string[], timeoutMs: number, cwd = consumer) => runCommand(["go", ...args], { cwd, env, timeoutMs });
   const git = (args: string[], cwd = remote) => run("git", args, { cwd, env: { ...process.env, GIT_AUTHOR_NAME: "release test", GIT_AUTHOR_EMAIL: "release@test.invalid", GIT_COMMITTER_NAME: "release test", GIT_COMMITTER_EMAIL: "release@test.invalid" } });
 
   /** Removes our module from the shared module cache (read-only files, as the go command leaves them). */
@@ -66,13 +68,14 @@ describeNeeding(goToolchainNeeds())("the Go SDK from a tagged git remote, as a G
   }
 
   beforeAll(async () => {
+    const left = timeLeftOf(TEST_TIMEOUT_MS);
     scratch = await fs.promises.mkdtemp(path.join(os.tmpdir(), "genv-go-module-"));
     remote = path.join(scratch, "remote");
     consumer = path.join(scratch, "consumer");
     await forgetOurModule();
 
     // The remote: this repository's history, with this tree's sdk/go committed and tagged as the release does.
-    await run("git", ["clone", "--quiet", "--no-hardlinks", root, remote]);
+    await runCommand(["git", "clone", "--quiet", "--no-hardlinks", root, remote], { timeoutMs: left() });
     const { stdout: listed } = await run("git", ["ls-files", "--cached", "--others", "--exclude-standard", "-z", "sdk/go"], { cwd: root });
     await fs.promises.rm(path.join(remote, "sdk", "go"), { recursive: true, force: true });
     for (const file of listed.split("\0").filter((f) => f !== "" && fs.existsSync(path.join(root, f)))) {
@@ -98,8 +101,8 @@ describeNeeding(goToolchainNeeds())("the Go SDK from a tagged git remote, as a G
     };
     await fs.promises.mkdir(consumer);
     await fs.promises.copyFile(path.join(root, "examples", "go-environment", "main.go"), path.join(consumer, "main.go"));
-    await go(["mod", "init", "example.com/consumer"]);
-  }, GO_TIMEOUT_MS);
+    await go(["mod", "init", "example.com/consumer"], left());
+  }, TEST_TIMEOUT_MS);
 
   afterAll(async () => {
     await forgetOurModule();
@@ -109,13 +112,14 @@ describeNeeding(goToolchainNeeds())("the Go SDK from a tagged git remote, as a G
   test(
     `go get ${MODULE}@v${VERSION}, go mod tidy, go build and go vet of a program succeed, with no replace`,
     async () => {
-      await go(["get", `${MODULE}@v${VERSION}`]);
-      await go(["mod", "tidy"]);
-      await go(["build", "-o", path.join(scratch, "program"), "."]);
-      await go(["vet", "."]);
+      const left = timeLeftOf(TEST_TIMEOUT_MS);
+      await go(["get", `${MODULE}@v${VERSION}`], left());
+      await go(["mod", "tidy"], left());
+      await go(["build", "-o", path.join(scratch, "program"), "."], left());
+      await go(["vet", "."], left());
       expect(fs.statSync(path.join(scratch, "program")).size).toBeGreaterThan(0);
 
-      const { stdout } = await go(["mod", "edit", "-json"]);
+      const { stdout } = await go(["mod", "edit", "-json"], left());
       const consumerMod = JSON.parse(stdout) as { Require: Array<{ Path: string; Version: string }>; Replace?: unknown[] };
       expect(consumerMod.Replace ?? []).toEqual([]);
       expect(consumerMod.Require.find((r) => r.Path === MODULE)?.Version).toBe(`v${VERSION}`);
@@ -124,15 +128,15 @@ describeNeeding(goToolchainNeeds())("the Go SDK from a tagged git remote, as a G
       expect(sdkPulumi).toMatch(/^v3\./);
       expect(consumerMod.Require.find((r) => r.Path === PULUMI_SDK)?.Version).toBe(sdkPulumi);
       // The module resolved from the tag, not from the tree.
-      const { stdout: listed } = await go(["list", "-m", "-f", "{{.Version}} {{.Dir}}", MODULE]);
+      const { stdout: listed } = await go(["list", "-m", "-f", "{{.Version}} {{.Dir}}", MODULE], left());
       const [version, dir] = listed.trim().split(" ");
       expect(version).toBe(`v${VERSION}`);
       expect(dir.startsWith(root)).toBe(false);
     },
-    4 * GO_TIMEOUT_MS,
+    TEST_TIMEOUT_MS,
   );
 
   test("sdk/go is tidy: go mod tidy -diff has nothing to change", async () => {
-    await go(["mod", "tidy", "-diff"], path.join(root, "sdk", "go"));
-  }, GO_TIMEOUT_MS);
+    await go(["mod", "tidy", "-diff"], timeLeftOf(TEST_TIMEOUT_MS)(), path.join(root, "sdk", "go"));
+  }, TEST_TIMEOUT_MS);
 });

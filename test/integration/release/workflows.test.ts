@@ -12,6 +12,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 
+import { runCommand, timeLeftOf } from "../../support/commands";
 import { goToolchainNeeds } from "../../support/go";
 import { describeNeeding } from "../../support/prerequisites";
 
@@ -27,7 +28,7 @@ describeNeeding(goToolchainNeeds())("the GitHub Actions workflows (actionlint)",
   const lint = (files: string[], cwd = root) => run(actionlint, ["-shellcheck=", "-pyflakes=", "-no-color", ...files], { cwd });
 
   beforeAll(async () => {
-    const { stdout } = await run(path.join(root, "scripts", "actionlint"), { timeout: BUILD_TIMEOUT_MS });
+    const { stdout } = await runCommand([path.join(root, "scripts", "actionlint")], { timeoutMs: timeLeftOf(BUILD_TIMEOUT_MS)() });
     actionlint = stdout.trim();
   }, BUILD_TIMEOUT_MS);
 
