@@ -86,6 +86,12 @@ export class FaultInjector {
   private state: number;
   /** Faults dealt so far, by kind. */
   readonly dealt = new Map<FaultKind, number>();
+  /**
+   * Whether faults are dealt. Held off (`false`), every request is let through and nothing is drawn:
+   * a test faults only the runs it means to (a run killed while its creates are answered late), and
+   * its set-up and checks run at full speed.
+   */
+  dealing = true;
 
   constructor(readonly spec: FaultSpec) {
     this.state = spec.seed >>> 0;
@@ -93,7 +99,7 @@ export class FaultInjector {
 
   /** `route`: the operation the route table finds for the request (`routeNameOf`); undefined, none. */
   decide(route: FaultRoute | undefined): FaultDecision {
-    if (route === undefined || !this.spec.routes.includes(route)) return { kind: "none" };
+    if (!this.dealing || route === undefined || !this.spec.routes.includes(route)) return { kind: "none" };
     // Two draws per request whatever the outcome, so that a request's fate depends only on its place.
     const hit = this.next() < this.spec.rate;
     const pick = this.spec.kinds[Math.floor(this.next() * this.spec.kinds.length)];

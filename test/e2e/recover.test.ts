@@ -1,6 +1,7 @@
 // Interrupted deploys through the real engine: `pulumi up` killed (its whole process group, SIGKILL)
-// while its creates are in flight — the emulator answers every create 4 s late (`slow` fault) —
-// then `pulumi cancel`, `genv recover` and `pulumi up` again: exactly the declared environments
+// while its creates are in flight — the emulator answers the killed run's creates 4 s late (`slow`
+// fault; dealt only while a run that is to be killed runs, so set-up, recovery and checks go at full
+// speed) — then `pulumi cancel`, `genv recover` and `pulumi up` again: exactly the declared environments
 // exist, every one in state, and `destroy` leaves none. Through the dynamic provider and through the
 // plugin; with identical environments in another stack of the same account (never touched); with a
 // stranger's identical environment made meanwhile (refused, named, nothing changed); with another
@@ -25,7 +26,7 @@ import { listIds, pluginProject, program, useE2E } from "./_workspace";
 
 const execFileAsync = promisify(execFile);
 
-/** Per test: several `pulumi` runs, each waiting out 4 s answers, on a loaded machine. */
+/** Per test: a killed run that waits out 4 s answers, then several `pulumi` runs, on a loaded machine. */
 const TEST_TIMEOUT_MS = 600_000;
 const FLEET = 3;
 const SPEC = { sources: [{ type: "inline", target: "task.txt", content: "same for all\n" }] };
@@ -36,9 +37,14 @@ function fleetProgram(api: "genv" | "genv.plugin"): Record<string, string> {
   return program(`exports.ids = Array.from({ length: ${count} }, (_, i) => new ${api}.Environment("agent-" + i, ${JSON.stringify(SPEC)}).id);`);
 }
 
-describe("an interrupted deploy (real engine, creates answered 4 s late)", () => {
+describe("an interrupted deploy (real engine, the killed runs' creates answered 4 s late)", () => {
   const e2e = useE2E({ emulator: { faults: "rate=1,kinds=slow,routes=create+delete+upload+credentials,delay=4s" } });
   const started: number[] = [];
+  const slowAnswers = () => e2e().emulator.faults!;
+
+  beforeAll(() => {
+    slowAnswers().dealing = false;
+  });
 
   afterAll(() => {
     // What the killed runs left that is Pulumi's own and never exits (the language host): ended here, by pid.
@@ -66,17 +72,22 @@ describe("an interrupted deploy (real engine, creates answered 4 s late)", () =>
    * SIGKILLs the group once `ready()` holds; returns the pids of its process tree at the kill (the plugins among them are in groups of their own).
    */
   async function killDuring(dir: string, args: string[], ready: () => Promise<boolean>, envOverride: NodeJS.ProcessEnv = {}): Promise<Map<number, string>> {
-    const child = spawn(path.join(e2e().engine.binDir, "pulumi"), [...args, "--yes", "--skip-preview", "--non-interactive"], { cwd: dir, env: { ...env(), ...envOverride }, detached: true, stdio: "ignore" });
-    const exited = new Promise((resolve) => child.once("exit", resolve));
-    let done = false;
-    void exited.then(() => (done = true));
-    while (!done && !(await ready())) await new Promise((resolve) => setTimeout(resolve, 100));
-    if (done) throw new Error(`pulumi ${args.join(" ")} ended before it could be interrupted`);
-    const tree = descendants(child.pid!);
-    process.kill(-child.pid!, "SIGKILL");
-    await exited;
-    started.push(...tree.keys());
-    return tree;
+    slowAnswers().dealing = true;
+    try {
+      const child = spawn(path.join(e2e().engine.binDir, "pulumi"), [...args, "--yes", "--skip-preview", "--non-interactive"], { cwd: dir, env: { ...env(), ...envOverride }, detached: true, stdio: "ignore" });
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      let done = false;
+      void exited.then(() => (done = true));
+      while (!done && !(await ready())) await new Promise((resolve) => setTimeout(resolve, 100));
+      if (done) throw new Error(`pulumi ${args.join(" ")} ended before it could be interrupted`);
+      const tree = descendants(child.pid!);
+      process.kill(-child.pid!, "SIGKILL");
+      await exited;
+      started.push(...tree.keys());
+      return tree;
+    } finally {
+      slowAnswers().dealing = false;
+    }
   }
 
   /** The stack's pending operations as the running engine last wrote them (the file backend's checkpoint, read without pulumi). */
