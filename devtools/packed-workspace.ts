@@ -13,6 +13,9 @@
  * <root>/programs/<name>/{Pulumi.yaml,package.json,index.js,...}
  * ```
  *
+ * With `build`, `<root>/node_modules` is a link to one install of the built tarball shared by every
+ * workspace of the same sources (`~/.cache/pulumi-gemini-environments/installs`); programs only read it.
+ *
  * Programs are plain JavaScript (examples are transpiled from TypeScript once, here) with
  * `typescript: false`, so the language host skips ts-node. Used by the demo, the e2e tests and the benchmarks;
  * runs only from a checkout of the repo (it needs `npm`, and `typescript` for a build or an example).
@@ -67,16 +70,13 @@ export async function createPackedWorkspace(options: PackedWorkspaceOptions): Pr
   let tarball: string;
   try {
     tarball = await packPackage({ ...options, into: root });
-    log(`installing ${path.basename(tarball)} into ${root}`);
     await fs.promises.writeFile(path.join(root, "package.json"), JSON.stringify({ name: "genv-workspace", private: true }) + "\n");
-    // --legacy-peer-deps: npm must not install @pulumi/pulumi (a peer dependency) itself; we link one.
-    // --ignore-scripts: the package's own dependencies have none; nothing else is installed here.
-    await npm(["install", "--no-save", "--legacy-peer-deps", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", tarball], root);
-    const pulumiDir = fs.realpathSync(options.pulumiDir ?? path.join(options.repoRoot, "node_modules", "@pulumi", "pulumi"));
-    await fs.promises.mkdir(path.join(root, "node_modules", "@pulumi"), { recursive: true });
-    await fs.promises.symlink(pulumiDir, path.join(root, "node_modules", "@pulumi", "pulumi"));
-    for (const optionalPeer of ["policy", "docker"]) {
-      await fs.promises.symlink(fs.realpathSync(path.join(options.repoRoot, "node_modules", "@pulumi", optionalPeer)), path.join(root, "node_modules", "@pulumi", optionalPeer));
+    if (options.build) {
+      // A built tarball is named by its inputs' hash, so its install can be made once and shared
+      // (read-only) by every workspace of the same sources, e.g. each e2e test file's.
+      await fs.promises.symlink(await sharedInstall(tarball, options, log), path.join(root, "node_modules"));
+    } else {
+      await installInto(root, tarball, options, log);
     }
     await fs.promises.mkdir(path.join(root, "programs"));
   } catch (error) {
@@ -145,6 +145,55 @@ async function copyExample(source: string, dir: string): Promise<string> {
   return dir;
 }
 
+/**
+ * Installs `tarball` into `dir`/node_modules, with `@pulumi/pulumi` (`options.pulumiDir`, default the
+ * repo's) and the optional peers `@pulumi/policy` and `@pulumi/docker` linked to existing copies.
+ */
+async function installInto(dir: string, tarball: string, options: PackedWorkspaceOptions, log: (line: string) => void): Promise<void> {
+  log(`installing ${path.basename(tarball)} into ${dir}`);
+  // --legacy-peer-deps: npm must not install @pulumi/pulumi (a peer dependency) itself; we link one.
+  // --ignore-scripts: the package's own dependencies have none; nothing else is installed here.
+  await npm(["install", "--no-save", "--legacy-peer-deps", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", tarball], dir);
+  await fs.promises.mkdir(path.join(dir, "node_modules", "@pulumi"), { recursive: true });
+  await fs.promises.symlink(linkedPulumiDir(options), path.join(dir, "node_modules", "@pulumi", "pulumi"));
+  for (const optionalPeer of ["policy", "docker"]) {
+    await fs.promises.symlink(fs.realpathSync(path.join(options.repoRoot, "node_modules", "@pulumi", optionalPeer)), path.join(dir, "node_modules", "@pulumi", optionalPeer));
+  }
+}
+
+function linkedPulumiDir(options: PackedWorkspaceOptions): string {
+  return fs.realpathSync(options.pulumiDir ?? path.join(options.repoRoot, "node_modules", "@pulumi", "pulumi"));
+}
+
+/**
+ * The node_modules of `tarball` installed once per tarball and `@pulumi/pulumi` (under
+ * `~/.cache/pulumi-gemini-environments/installs`), published by a rename like the packs: parallel
+ * first runs each install, one wins, none sees a half install.
+ */
+async function sharedInstall(tarball: string, options: PackedWorkspaceOptions, log: (line: string) => void): Promise<string> {
+  const key = createHash("sha256").update(tarball).update("\0").update(linkedPulumiDir(options)).update("\0").update(options.repoRoot).digest("hex").slice(0, 16);
+  const installsRoot = path.join(cacheHome(), "installs");
+  const installed = path.join(installsRoot, key);
+  if (fs.existsSync(installed)) return path.join(installed, "node_modules");
+  await fs.promises.mkdir(installsRoot, { recursive: true });
+  const stage = await fs.promises.mkdtemp(path.join(installsRoot, ".stage-"));
+  try {
+    await fs.promises.writeFile(path.join(stage, "package.json"), JSON.stringify({ name: "genv-workspace", private: true }) + "\n");
+    await installInto(stage, tarball, options, log);
+    await fs.promises.rename(stage, installed).catch((error: NodeJS.ErrnoException) => {
+      if (!fs.existsSync(installed)) throw error; // another run published the same install first
+    });
+    pruneCache(installsRoot, key);
+  } finally {
+    await fs.promises.rm(stage, { recursive: true, force: true });
+  }
+  return path.join(installed, "node_modules");
+}
+
+function cacheHome(): string {
+  return path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), PACKAGE_NAME);
+}
+
 /** `npm pack` of the repo as it is, into `into`. */
 async function packAsIs(repoRoot: string, into: string, log: (line: string) => void): Promise<string> {
   if (!fs.existsSync(path.join(repoRoot, "dist", "index.js"))) throw new Error(`${repoRoot}/dist is missing: run npm run build first`);
@@ -158,7 +207,7 @@ async function packAsIs(repoRoot: string, into: string, log: (line: string) => v
  */
 async function packBuilt(repoRoot: string, log: (line: string) => void): Promise<string> {
   const hash = hashInputs(repoRoot);
-  const cacheRoot = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), PACKAGE_NAME, "packs");
+  const cacheRoot = path.join(cacheHome(), "packs");
   const cached = path.join(cacheRoot, hash);
   const existing = fs.existsSync(cached) ? fs.readdirSync(cached).find((file) => file.endsWith(".tgz")) : undefined;
   if (existing) return path.join(cached, existing);
