@@ -47,7 +47,7 @@ export interface EmulatorContainerArgs {
   /**
    * `bridge` (default): the container's port 8765 published on 127.0.0.1:`port`. `host`: the
    * container shares the host's network and `genv serve` listens on 127.0.0.1:`port` itself, for an
-   * engine without a bridge network (`dockerd --bridge=none`, as scripts/docker-engine starts it).
+   * engine without a bridge network (`dockerd --bridge=none`).
    */
   network?: EmulatorNetwork;
   /** The API key the emulator accepts; default one made at the first `up` and kept in the state (secret). */

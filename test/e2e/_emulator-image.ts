@@ -2,7 +2,7 @@
 // engine, the docker-build plugin, buildkitd and the offline base (each cached outside the repo), a
 // buildkitd of the test's own registered as a buildx "remote" builder, the example program in a temp
 // dir, and the `docker` CLI.
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { execFile, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as os from "node:os";
@@ -22,6 +22,23 @@ export function machineNeeds(): Record<string, boolean> {
     [`Linux (Docker engines and buildkitd are started only there; this is ${process.platform})`]: process.platform === "linux",
     "root (uid 0), to start dockerd and buildkitd, as CI runs the tests": process.getuid?.() === 0,
   };
+}
+
+/**
+ * Whether the Docker engine has a working bridge network, which a container's published port needs, as
+ * describeNeeding names it. Runs scripts/docker-engine once, at collection (it starts an engine with
+ * dockerd's default bridge when none runs, about a second, and restarts its own engine that lost its
+ * bridge), and takes its warning as the reason where the engine still has none. Only where `machine`
+ * (machineNeeds()) holds: elsewhere the script cannot start an engine, and root is the missing need.
+ */
+export function dockerBridgeNeeds(machine: Record<string, boolean>): Record<string, boolean> {
+  const name = "a bridge network in the Docker engine, for a port published on 127.0.0.1 (scripts/docker-engine starts dockerd with its default bridge)";
+  if (Object.values(machine).includes(false)) return { [name]: true };
+  const result = spawnSync(path.join(repoRoot, "scripts", "docker-engine"), { cwd: repoRoot, encoding: "utf8" });
+  process.stderr.write(result.stderr);
+  // A failing script is no missing prerequisite: beforeAll runs it again and fails with it.
+  const why = result.status === 0 ? /no working bridge network: (.*?)\. Containers/.exec(result.stderr)?.[1] : undefined;
+  return { [why ? `${name}: ${why}` : name]: why === undefined };
 }
 
 /** Runs `scripts/<name>` (its progress goes to our stderr), with `env` if given; resolves to the last line of its stdout. */
@@ -165,7 +182,7 @@ export async function localCaCertificates(file: string): Promise<boolean> {
   return true;
 }
 
-/** A TCP port free on 127.0.0.1 a moment ago (the container listens on the host's network). */
+/** A TCP port free on 127.0.0.1 a moment ago. */
 export async function freePort(): Promise<number> {
   const server = net.createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

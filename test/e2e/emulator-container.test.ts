@@ -2,7 +2,9 @@
 // `pulumi up` runs the emulator's image as a container (EmulatorContainer, on @pulumi/docker and its
 // plugin from scripts/docker-plugin) and creates a GuardedEnvironment in it through a plugin.Provider fed
 // with the container's baseUrl and generated key; a hook decides a tool call in the container; a preview
-// changes nothing; `pulumi destroy` leaves no container and no volume.
+// changes nothing; `pulumi destroy` leaves no container and no volume. The container is on the engine's
+// default bridge network, its port published on 127.0.0.1, as EmulatorContainer does by default: an
+// engine without a bridge is a missing prerequisite, named (never a silent `network: host`).
 //
 // Cold, this builds the docker plugin (≈ 7 min on two cores) and the image (≈ 4 min); .ci/run prepares
 // the plugin before `npm test`.
@@ -16,7 +18,7 @@ import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation";
 import { createPackedWorkspace, type PackedWorkspace } from "../../devtools/packed-workspace";
 import { EnvironmentsClient } from "../../sdk/client";
 import { ENGINE_BUILD_TIMEOUT_MS, pulumiCommand, pulumiEngine, repoRoot, type PulumiEngine } from "./engine";
-import { docker, freePort, machineNeeds, runScript } from "./_emulator-image";
+import { docker, dockerBridgeNeeds, freePort, machineNeeds, runScript } from "./_emulator-image";
 import { describeNeeding } from "../support/prerequisites";
 
 const TEST_TIMEOUT_MS = 300_000;
@@ -29,7 +31,9 @@ interface StateResource {
   outputs?: Record<string, unknown>;
 }
 
-describeNeeding(machineNeeds())("examples/emulator-container: the emulator as a container a Pulumi program manages", () => {
+const machine = machineNeeds();
+
+describeNeeding({ ...machine, ...dockerBridgeNeeds(machine) })("examples/emulator-container: the emulator as a container a Pulumi program manages", () => {
   let dockerHost: string;
   let engine: PulumiEngine;
   let workspace: PackedWorkspace;
@@ -61,8 +65,8 @@ describeNeeding(machineNeeds())("examples/emulator-container: the emulator as a 
     // Installs pulumi-resource-docker 5.0.0 into this engine's PULUMI_HOME (built from the source bundle once, then cached).
     await runScript("docker-plugin", [], envVars);
     stack = await LocalWorkspace.createOrSelectStack({ stackName: "e2e", workDir: program }, { envVars, pulumiCommand: await pulumiCommand(engine.binDir) });
-    // An engine started by scripts/docker-engine has no bridge network: the container takes the host's.
-    const config = { image, port: String(await freePort()), network: "host" };
+    // No `network`: the default, the engine's bridge with the port published on 127.0.0.1.
+    const config = { image, port: String(await freePort()) };
     for (const [key, value] of Object.entries(config)) await stack.setConfig(key, { value });
   }, ENGINE_BUILD_TIMEOUT_MS);
 
@@ -97,6 +101,11 @@ describeNeeding(machineNeeds())("examples/emulator-container: the emulator as a 
 
     const inspected = JSON.parse(await docker(dockerHost, ["inspect", made.container]))[0];
     expect(inspected.State.Health.Status).toBe("healthy");
+    // On the bridge, with an address of its own there, and 8765 published on 127.0.0.1 only.
+    expect(inspected.HostConfig.NetworkMode).toBe("bridge");
+    expect(Object.keys(inspected.NetworkSettings.Networks)).toEqual(["bridge"]);
+    expect(inspected.NetworkSettings.Networks.bridge.IPAddress).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    expect(inspected.NetworkSettings.Ports).toEqual({ "8765/tcp": [{ HostIp: "127.0.0.1", HostPort: (await stack.getConfig("port")).value }] });
     expect(inspected.Mounts).toEqual([expect.objectContaining({ Type: "volume", Name: made.volume, Destination: "/data" })]);
 
     const client = new EnvironmentsClient({ apiKey: apiKey.value, baseUrl: baseUrl.value });
@@ -134,7 +143,8 @@ describeNeeding(machineNeeds())("examples/emulator-container: the emulator as a 
     const yamlStack = await LocalWorkspace.createOrSelectStack({ stackName: "e2e", workDir: yamlProgram }, { envVars, pulumiCommand: await pulumiCommand(engine.binDir) });
     const key = `yaml-${randomBytes(16).toString("hex")}`;
     await yamlStack.setConfig("image", { value: (await stack.getConfig("image")).value });
-    await yamlStack.setConfig("port", { value: String(await freePort()) });
+    const port = String(await freePort());
+    await yamlStack.setConfig("port", { value: port });
     await yamlStack.setConfig("emulatorApiKey", { value: key, secret: true });
 
     const up = await run("pulumi up (YAML)", (onOutput) => yamlStack.up({ onOutput }));
@@ -155,6 +165,7 @@ describeNeeding(machineNeeds())("examples/emulator-container: the emulator as a 
     const container = String(resources.find((resource) => resource.type === "docker:index/container:Container")?.outputs?.name ?? "");
     const volume = String(resources.find((resource) => resource.type === "docker:index/volume:Volume")?.outputs?.name ?? "");
     expect(exported.stdout).not.toContain(key);
+    expect(JSON.parse(await docker(dockerHost, ["inspect", container]))[0].NetworkSettings.Ports).toEqual({ "8765/tcp": [{ HostIp: "127.0.0.1", HostPort: port }] });
     await run("pulumi destroy (YAML)", (onOutput) => yamlStack.destroy({ onOutput }));
     expect((await docker(dockerHost, ["ps", "--all", "--format", "{{.Names}}"])).split("\n")).not.toContain(container);
     expect((await docker(dockerHost, ["volume", "ls", "--format", "{{.Name}}"])).split("\n")).not.toContain(volume);
