@@ -41,6 +41,24 @@ export interface ResourceDiff {
   deleteBeforeReplace: boolean;
 }
 
+/**
+ * The resource a check is for, as its URN names it (`urn:pulumi:<stack>::<project>::<type>::<name>`):
+ * what a default derived from the resource's identity needs (a Credential's `credentialId`). The
+ * plugin has it from the engine; the dynamic provider does not, and its classes set such defaults.
+ */
+export interface ResourceIdentity {
+  project: string;
+  stack: string;
+  name: string;
+}
+
+/** The identity in a resource's URN; undefined for anything that is not one. */
+export function identityOfUrn(urn: string): ResourceIdentity | undefined {
+  const [stack, project, , ...name] = urn.replace(/^urn:pulumi:/, "").split("::");
+  if (!urn.startsWith("urn:pulumi:") || name.length === 0) return undefined;
+  return { project, stack, name: name.join("::") };
+}
+
 export interface ReadResult<Inputs, Outputs> {
   id: string;
   outs: Outputs;
@@ -61,7 +79,12 @@ export interface ResourceCore<Inputs extends object, Outputs extends Inputs> {
    * reason (a Credential's secrets are write-only; an Environment's sources would be stored twice).
    */
   readonly restatedInputs: readonly string[];
-  check(olds: Partial<Inputs>, news: Inputs): CheckResult<Inputs>;
+  /**
+   * Validates the inputs and fills in the defaults that an omitted input does not already mean to the
+   * core (an omitted `mode` is its `absent` value, `on_demand`): a Credential's `credentialId`, from
+   * `resource`. The plugin gives it (the engine's URN); the dynamic provider's classes set it themselves.
+   */
+  check(olds: Partial<Inputs>, news: Inputs, resource?: ResourceIdentity): CheckResult<Inputs>;
   /** Local: never calls the API, so a no-op preview makes no request. */
   diff(olds: Outputs, news: Inputs): ResourceDiff;
   create(client: EnvironmentsClient, inputs: Inputs): Promise<{ id: string; outs: Outputs }>;

@@ -11,7 +11,7 @@ import { createCredentialConverging } from "../../sdk/converge";
 import { isAlreadyExists, isNotFound } from "../../sdk/errors";
 import { CREDENTIAL_TYPES, CredentialId, CreateCredentialRequest, type Credential, type CredentialType, type UpdateCredentialRequest } from "../../sdk/schemas";
 import { issueAt, validationIssues, type Issue } from "../../sdk/issues";
-import { CredentialInputs, INPUT_PROPERTY, SECRET_PROPERTIES, TYPE_FIELDS, WIRE_FIELD, wireFields, type CredentialOutputs, type FieldProperty } from "./inputs";
+import { CredentialInputs, INPUT_PROPERTY, defaultCredentialId, SECRET_PROPERTIES, TYPE_FIELDS, WIRE_FIELD, wireFields, type CredentialOutputs, type FieldProperty } from "./inputs";
 import { containsUnknown } from "../environment/inputs";
 import { propertyChanges } from "../contracts/property-diff";
 import { addChanges, checkFailure, topLevelProperty, type ResourceCore, type ResourceDiff } from "../contracts/resource-core";
@@ -31,7 +31,9 @@ export const credentialCore: ResourceCore<CredentialInputs, CredentialOutputs> =
   // secrets, which are write-only and stay once, encrypted, in the state's inputs.
   restatedInputs: SECRET_PROPERTIES,
 
-  check(_olds, news) {
+  check(_olds, declared, resource) {
+    // The default id, as the resource classes set it (inputs.ts): from the URN's project, stack and name.
+    const news = declared.credentialId === undefined && resource ? { ...declared, credentialId: defaultCredentialId(resource.name, resource.project, resource.stack) } : declared;
     const issues: Issue[] = [];
     const result = () => ({ inputs: news, failures: issues.map(checkFailure) });
 

@@ -4,6 +4,7 @@
  * change does. The types, the Args, the wire mapping, check and diff (credential/core.ts), the secret
  * outputs of the resource classes and schema.json follow.
  */
+import { createHash } from "node:crypto";
 import { z } from "zod";
 import { CREDENTIAL_TYPES, CredentialType, InjectionLocation } from "../../sdk/schemas";
 import { bindableOr, propertiesOf, type InputsOf } from "../contracts/resource-schema";
@@ -104,4 +105,18 @@ export function wireFields(inputs: Partial<CredentialInputs>): Record<string, un
     if (inputs[property] !== undefined) fields[WIRE_FIELD[property]] = inputs[property];
   }
   return fields;
+}
+
+/**
+ * The default `credentialId`, `<name>-<8 hex>`: the name made a valid id, and a suffix from the
+ * project, stack and name, so that preview and up agree and two stacks under one API key do not
+ * collide. The one place it is computed: the resource classes call it with `pulumi.getProject()` and
+ * `pulumi.getStack()`, the plugin's check with the URN's (core.ts), so a program makes the same id in
+ * every language.
+ */
+export function defaultCredentialId(name: string, project: string, stack: string): string {
+  const suffix = createHash("sha256").update(`${project}\0${stack}\0${name}`).digest("hex").slice(0, 8);
+  let base = name.replace(/[^A-Za-z0-9._-]+/g, "-").slice(0, 128 - suffix.length - 1);
+  if (!/^[A-Za-z0-9]/.test(base)) base = `c${base}`.slice(0, 128 - suffix.length - 1);
+  return `${base}-${suffix}`;
 }

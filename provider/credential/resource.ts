@@ -17,10 +17,9 @@
  * included — updates it in place. The secret inputs (`token`, `value`, `clientSecret`,
  * `refreshToken`) are made Pulumi secrets whatever their origin, so the state holds them encrypted.
  */
-import { createHash } from "node:crypto";
 import * as pulumi from "../contracts/pulumi-sdk";
 import * as implementation from "./dynamic-provider";
-import { CredentialComputed, SECRET_PROPERTIES, type CredentialArgs, type CredentialInputs, type CredentialOutputs } from "./inputs";
+import { CredentialComputed, SECRET_PROPERTIES, defaultCredentialId, type CredentialArgs, type CredentialInputs, type CredentialOutputs } from "./inputs";
 import type { OutputsOf } from "../contracts/resource-schema";
 import { plainPromiseStacks } from "../contracts/promise-stacks";
 
@@ -29,6 +28,7 @@ const provider: pulumi.dynamic.ResourceProvider<CredentialInputs, CredentialOutp
 
 /** The arguments, derived from the inputs' schemas (credential/inputs.ts, described in schema.json). */
 export type { CredentialArgs } from "./inputs";
+export { defaultCredentialId } from "./inputs";
 
 /** Its outputs: `credentialId` (also its id), `type`, `status` (`active` or `revoked`), `createTime`, `updateTime`, and the inputs (secrets as secrets). */
 export interface Credential extends OutputsOf<CredentialOutputs> {}
@@ -53,22 +53,11 @@ export function credentialRegistration(name: string, args: CredentialArgs, opts?
   const props: Record<string, unknown> = {
     ...Object.fromEntries(Object.keys(CredentialComputed.shape).map((property) => [property, undefined])),
     ...args,
-    credentialId: args.credentialId ?? defaultCredentialId(name),
+    credentialId: args.credentialId ?? defaultCredentialId(name, pulumi.getProject(), pulumi.getStack()),
   };
   for (const property of SECRET_PROPERTIES) {
     if (args[property] !== undefined) props[property] = pulumi.secret(args[property]);
   }
   const additionalSecretOutputs = [...(opts?.additionalSecretOutputs ?? []), ...SECRET_PROPERTIES];
   return { props, options: { ...opts, additionalSecretOutputs } };
-}
-
-/**
- * `<name>-<8 hex>`: the name made a valid id, and a suffix from the project, stack and name, so that
- * preview and up agree and two stacks under one API key do not collide.
- */
-export function defaultCredentialId(name: string, project = pulumi.getProject(), stack = pulumi.getStack()): string {
-  const suffix = createHash("sha256").update(`${project}\0${stack}\0${name}`).digest("hex").slice(0, 8);
-  let base = name.replace(/[^A-Za-z0-9._-]+/g, "-").slice(0, 128 - suffix.length - 1);
-  if (!/^[A-Za-z0-9]/.test(base)) base = `c${base}`.slice(0, 128 - suffix.length - 1);
-  return `${base}-${suffix}`;
 }

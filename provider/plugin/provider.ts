@@ -13,7 +13,7 @@ import * as path from "node:path";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import type * as pulumi from "@pulumi/pulumi/provider";
 import { CONFIG_NAMESPACE, launchConfig, providerClient, setProviderConfig } from "../contracts/configuration";
-import { checkFailure, partialFailure, replacedProperties, type PropertyChange, type ResourceCore } from "../contracts/resource-core";
+import { checkFailure, identityOfUrn, partialFailure, replacedProperties, type PropertyChange, type ResourceCore } from "../contracts/resource-core";
 import { InvalidInputError } from "../contracts/errors";
 import { callFunction } from "../contracts/function-core";
 import { secretValuePaths } from "../contracts/resource-schema";
@@ -139,7 +139,8 @@ export function pluginProvider(): PluginProvider {
     async check(urn, olds, news) {
       const core = coreOf(urn);
       const revealed = reveal(news);
-      const result = core.check(reveal(olds ?? {}).plain as object, revealed.plain as object);
+      // The URN names the resource: the defaults the classes derive from it (a Credential's id) are the core's here.
+      const result = core.check(reveal(olds ?? {}).plain as object, revealed.plain as object, identityOfUrn(urn));
       return { inputs: conceal(result.inputs, secretPaths(core, revealed.secrets)), failures: result.failures };
     },
 

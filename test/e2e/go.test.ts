@@ -3,7 +3,8 @@
 // base environment made outside Pulumi and looked up (getEnvironment), an Environment copied from it
 // whose allowlist references the credential, a GuardedEnvironment whose policy case runs at preview —
 // run by the Go language host of scripts/pulumi-engine (it compiles the program with `go build`), the
-// plugin found through a plugin path the test adds: up; a no-op preview whose only API call is the
+// plugin found through a plugin path the test adds: up (and a second Credential the test adds
+// without CredentialId, made under the id the TypeScript classes would give it); a no-op preview whose only API call is the
 // lookup, and a state without the token or the key; destroy, which leaves the base.
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -11,6 +12,7 @@ import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 
 import { ownerOf } from "../../emulator/api";
+import { defaultCredentialId } from "../../provider/credential/inputs";
 import { timeLeftOf, withDeadline } from "../support/commands";
 import { TEST_KEY } from "../support/emulator";
 import { goToolchainNeeds, replaceGoSdk } from "../support/go";
@@ -38,6 +40,17 @@ describeNeeding(goToolchainNeeds())("Go with the generated SDK: examples/go-envi
   beforeAll(async () => {
     dir = await e2e().workspace.addExample("go-environment");
     await replaceGoSdk(dir, path.join(repoRoot, "sdk", "go"));
+    // A Credential without CredentialId: the plugin derives it from the URN.
+    const program = path.join(dir, "main.go");
+    const exports = '\t\tctx.Export("baseStatus", base.Status())';
+    const source = await fs.promises.readFile(program, "utf8");
+    expect(source).toContain(exports);
+    const unnamed = [
+      '\t\tunnamed, err := genv.NewCredential(ctx, "unnamed", &genv.CredentialArgs{Type: genv.CredentialTypeBearerToken, Token: cfg.RequireSecret("githubToken")})',
+      "\t\tif err != nil {\n\t\t\treturn err\n\t\t}",
+      '\t\tctx.Export("defaultCredentialId", unnamed.CredentialId)',
+    ];
+    await fs.promises.writeFile(program, source.replace(exports, [...unnamed, exports].join("\n")));
     // The example gets the plugin by download or `pulumi plugin install`; here, the package's launcher.
     await fs.promises.appendFile(path.join(dir, "Pulumi.yaml"), `plugins:\n  providers:\n    - name: gemini-environments\n      path: ${e2e().pluginBinDir}\n`);
     baseId = (await e2e().client.create({ sources: BASE_SOURCES })).id;
@@ -47,8 +60,9 @@ describeNeeding(goToolchainNeeds())("Go with the generated SDK: examples/go-envi
   test("up looks up the base, creates the credential, the environment copied from the base whose allowlist references it, and the guarded environment with its gate", async () => {
     const left = timeLeftOf(FIRST_RUN_TIMEOUT_MS);
     const up = await withDeadline(`pulumi up of ${dir} (the Go language host builds the program)`, left(), (signal) => e2e().run(stack, (s, onOutput) => s.up({ onOutput, signal })));
-    // The stack, the credential, the environment, the component and its environment.
-    expect(up.summary.resourceChanges).toEqual({ create: 5 });
+    // The stack, the two credentials, the environment, the component and its environment.
+    expect(up.summary.resourceChanges).toEqual({ create: 6 });
+    expect(up.outputs.defaultCredentialId.value).toBe(defaultCredentialId("unnamed", "go-environment", stack.name));
     expect(up.outputs.baseStatus.value).toBe("active");
     expect(up.outputs.baseFileCount.value).toBe(2);
     expect(up.outputs.agentStatus.value).toBe("active");
@@ -72,7 +86,7 @@ describeNeeding(goToolchainNeeds())("Go with the generated SDK: examples/go-envi
     const requests = await e2e().requestsDuring(async () => {
       preview = await withDeadline(`pulumi preview of ${dir} (the Go language host builds the program)`, left(), (signal) => e2e().run(stack, (s, onOutput) => s.preview({ onOutput, signal })));
     });
-    expect(preview!.changeSummary).toEqual({ same: 5 });
+    expect(preview!.changeSummary).toEqual({ same: 6 });
     expect(requests).toEqual([`GET /v1beta/environments/${baseId}`]);
     const exported = await e2e().pulumi(["stack", "export", "--stack", stack.name], dir);
     for (const plaintext of [TOKEN, TEST_KEY]) expect(exported).not.toContain(plaintext);
@@ -80,7 +94,7 @@ describeNeeding(goToolchainNeeds())("Go with the generated SDK: examples/go-envi
 
   test("destroy leaves only the base", async () => {
     const destroy = await e2e().run(stack, (s, onOutput) => s.destroy({ onOutput }));
-    expect(destroy.summary.resourceChanges).toEqual({ delete: 5 });
+    expect(destroy.summary.resourceChanges).toEqual({ delete: 6 });
     expect(await listIds(e2e().client)).toEqual([baseId]);
     await expect(e2e().client.credentials.get("github-agent-token")).rejects.toMatchObject({ name: "EnvironmentsApiError", httpStatus: 404, status: "NOT_FOUND" });
   }, E2E_TEST_TIMEOUT_MS);

@@ -2,7 +2,8 @@
 // provider (its apiKey a plain string, nothing in the environment or the stack config) and an
 // Environment and a Credential it serves: up; a preview whose engine events carry the detailed diff
 // (the moved source replaces, the rotated token updates in place) and whose text names the path;
-// a state that holds neither the key nor the token in plain text; destroy. On Node.js 22+, the code
+// a state that holds neither the key nor the token in plain text; destroy. A second Credential omits
+// credentialId: the plugin gives it the id the TypeScript classes would. On Node.js 22+, the code
 // the plugin compiled is in the user's cache dir afterwards.
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
@@ -12,6 +13,7 @@ import { promisify } from "node:util";
 
 import type { EngineEvent, Stack } from "@pulumi/pulumi/automation";
 
+import { defaultCredentialId } from "../../provider/credential/inputs";
 import { TEST_KEY } from "../support/emulator";
 import { E2E_TEST_TIMEOUT_MS, listIds, pluginProject, useE2E } from "./_workspace";
 
@@ -33,7 +35,11 @@ const env = new pulumi.CustomResource("gemini-environments:index:Environment", "
 const credential = new pulumi.CustomResource("gemini-environments:index:Credential", "token", {
   credentialId: "plugin-e2e", type: "bearer_token", token: read("token.txt"), status: undefined,
 }, { provider });
+const unnamed = new pulumi.CustomResource("gemini-environments:index:Credential", "unnamed", {
+  type: "bearer_token", token: "ghp_unnamed-5e0d2f", credentialId: undefined,
+}, { provider });
 exports.environmentId = env.id;
+exports.defaultCredentialId = unnamed.credentialId;
 exports.fileCount = env.fileCount;
 exports.credentialStatus = credential.status;
 `;
@@ -58,7 +64,8 @@ describe("the plugin through the real engine (explicit provider)", () => {
 
   test("up creates the environment and the credential through the explicit provider", async () => {
     const up = await e2e().run(stack, (s, onOutput) => s.up({ onOutput }));
-    expect(up.summary.resourceChanges).toEqual({ create: 4 });
+    expect(up.summary.resourceChanges).toEqual({ create: 5 });
+    expect(up.outputs.defaultCredentialId.value).toBe(defaultCredentialId("unnamed", "plugin", stack.name));
     expect(up.outputs.fileCount.value).toBe(1);
     expect(up.outputs.credentialStatus.value).toBe("active");
     expect((await e2e().client.get(up.outputs.environmentId.value)).status).toBe("active");
@@ -87,7 +94,7 @@ describe("the plugin through the real engine (explicit provider)", () => {
     await fs.promises.writeFile(path.join(dir, "token.txt"), `${ROTATED}\n`);
     const events: EngineEvent[] = [];
     const preview = await e2e().run(stack, (s, onOutput) => s.preview({ onOutput, diff: true, onEvent: (event) => events.push(event) }));
-    expect(preview.changeSummary).toEqual({ replace: 1, update: 1, same: 2 });
+    expect(preview.changeSummary).toEqual({ replace: 1, update: 1, same: 3 });
     // The step that carries the diff: "replace" (not its create-replacement/delete-replaced halves) and "update".
     const detailed = Object.fromEntries(
       events.flatMap(({ resourcePreEvent }) =>
@@ -107,7 +114,7 @@ describe("the plugin through the real engine (explicit provider)", () => {
     const requests = await e2e().requestsDuring(async () => {
       up = await e2e().run(stack, (s, onOutput) => s.up({ onOutput }));
     });
-    expect(up!.summary.resourceChanges).toEqual({ replace: 1, update: 1, same: 2 });
+    expect(up!.summary.resourceChanges).toEqual({ replace: 1, update: 1, same: 3 });
     const writes = requests.filter((request) => !request.startsWith("GET"));
     expect(writes).toHaveLength(3);
     expect(writes).toEqual(
@@ -123,7 +130,7 @@ describe("the plugin through the real engine (explicit provider)", () => {
 
   test("destroy deletes both", async () => {
     const destroy = await e2e().run(stack, (s, onOutput) => s.destroy({ onOutput }));
-    expect(destroy.summary.resourceChanges).toEqual({ delete: 4 });
+    expect(destroy.summary.resourceChanges).toEqual({ delete: 5 });
     expect(await listIds(e2e().client)).toEqual([]);
     await expect(e2e().client.credentials.get("plugin-e2e")).rejects.toMatchObject({ name: "EnvironmentsApiError", httpStatus: 404, status: "NOT_FOUND" });
   }, E2E_TEST_TIMEOUT_MS);

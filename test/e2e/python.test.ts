@@ -3,14 +3,16 @@
 // policy cases, an allowlist that references the credential — whose Environment the plugin's
 // construct makes), run by the Python language host with a venv holding only `pulumi` and our wheel
 // (scripts/python-sdk-venv) first on PATH, the plugin found through a plugin path the test adds —
-// up, a no-op preview with no API call, a state without the token or the key; a policy case that
-// no longer holds fails the preview, naming it; destroy.
+// up (and a second Credential the test adds without credentialId, made under the id the TypeScript
+// classes would give it), a no-op preview with no API call, a state without the token or the key; a
+// policy case that no longer holds fails the preview, naming it; destroy.
 import * as fs from "node:fs";
 import * as path from "node:path";
 
 import type { Stack } from "@pulumi/pulumi/automation";
 
 import { ownerOf } from "../../emulator/api";
+import { defaultCredentialId } from "../../provider/credential/inputs";
 import { TEST_KEY } from "../support/emulator";
 import { E2E_TEST_TIMEOUT_MS, listIds, useE2E } from "./_workspace";
 
@@ -24,15 +26,21 @@ describe("Python with the generated SDK: examples/python-github-agent (real engi
   beforeAll(async () => {
     dir = await e2e().workspace.addExample("python-github-agent");
     // The example gets the plugin by download or `pulumi plugin install`; here, the package's launcher.
+    // A Credential without credentialId: the plugin derives it from the URN.
+    await fs.promises.appendFile(
+      path.join(dir, "__main__.py"),
+      '\nunnamed = genv.Credential("unnamed", type=genv.CredentialType.BEARER_TOKEN, token=config.require_secret("githubToken"))\npulumi.export("defaultCredentialId", unnamed.credential_id)\n',
+    );
     await fs.promises.appendFile(path.join(dir, "Pulumi.yaml"), `plugins:\n  providers:\n    - name: gemini-environments\n      path: ${e2e().pluginBinDir}\n`);
     stack = await e2e().stack(dir, "python", { python: "sdk", credentials: "config", secrets: { githubToken: TOKEN } });
   }, E2E_TEST_TIMEOUT_MS);
 
   test("up creates the credential, then the guarded environment: the gate's files, the task, the allowlist that references the credential", async () => {
     const up = await e2e().run(stack, (s, onOutput) => s.up({ onOutput }));
-    // The stack, the credential, the component and its environment.
-    expect(up.summary.resourceChanges).toEqual({ create: 4 });
+    // The stack, the two credentials, the component and its environment.
+    expect(up.summary.resourceChanges).toEqual({ create: 5 });
     expect(up.outputs.credentialId.value).toBe("github-agent-token");
+    expect(up.outputs.defaultCredentialId.value).toBe(defaultCredentialId("unnamed", "python-github-agent", stack.name));
     expect(up.outputs.credentialStatus.value).toBe("active");
     expect(up.outputs.fileCount.value).toBe(3);
     const environment = await e2e().client.get(up.outputs.environmentId.value);
@@ -51,7 +59,7 @@ describe("Python with the generated SDK: examples/python-github-agent (real engi
     const requests = await e2e().requestsDuring(async () => {
       preview = await e2e().run(stack, (s, onOutput) => s.preview({ onOutput }));
     });
-    expect(preview!.changeSummary).toEqual({ same: 4 });
+    expect(preview!.changeSummary).toEqual({ same: 5 });
     expect(requests).toEqual([]);
     const exported = await e2e().pulumi(["stack", "export", "--stack", stack.name], dir);
     for (const plaintext of [TOKEN, TEST_KEY]) expect(exported).not.toContain(plaintext);
@@ -74,7 +82,7 @@ describe("Python with the generated SDK: examples/python-github-agent (real engi
 
   test("destroy leaves nothing", async () => {
     const destroy = await e2e().run(stack, (s, onOutput) => s.destroy({ onOutput }));
-    expect(destroy.summary.resourceChanges).toEqual({ delete: 4 });
+    expect(destroy.summary.resourceChanges).toEqual({ delete: 5 });
     expect(await listIds(e2e().client)).toEqual([]);
     await expect(e2e().client.credentials.get("github-agent-token")).rejects.toMatchObject({ name: "EnvironmentsApiError", httpStatus: 404, status: "NOT_FOUND" });
   }, E2E_TEST_TIMEOUT_MS);

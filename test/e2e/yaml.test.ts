@@ -2,13 +2,15 @@
 // and script read with fn::readFile, a network allowlist), credentials from stack config — up; a
 // no-op preview with no API call; `preview --diff` after an edit of the script, naming the source
 // that is uploaded in place; refresh, and a rewritten hook file restored; `pulumi import` of an environment created out of band,
-// whose generated YAML, added to the program, previews no change; a state without the key; destroy.
+// whose generated YAML, added to the program, previews no change; a Credential added without
+// credentialId, made under the id the TypeScript classes would give it; a state without the key; destroy.
 import * as fs from "node:fs";
 import * as path from "node:path";
 
 import type { EngineEvent, Stack } from "@pulumi/pulumi/automation";
 
 import { repoRoot } from "./engine";
+import { defaultCredentialId } from "../../provider/credential/inputs";
 import { TEST_KEY } from "../support/emulator";
 import { E2E_TEST_TIMEOUT_MS, listIds, useE2E } from "./_workspace";
 
@@ -115,16 +117,26 @@ describe("Pulumi YAML through the plugin: examples/yaml-security-gate (real engi
     expect(requests).toEqual([]);
   }, E2E_TEST_TIMEOUT_MS);
 
+  test("a Credential without credentialId is made under the id the TypeScript classes derive from project, stack and name", async () => {
+    const file = path.join(dir, "Pulumi.yaml");
+    const program = await fs.promises.readFile(file, "utf8");
+    const unnamed = "  unnamed:\n    type: gemini-environments:index:Credential\n    properties:\n      type: bearer_token\n      token: ghp_yaml-0b7e44\n";
+    await fs.promises.writeFile(file, program.replace("\nresources:\n", `\nresources:\n${unnamed}`).replace("\noutputs:\n", "\noutputs:\n  defaultCredentialId: ${unnamed.credentialId}\n"));
+    const up = await e2e().run(stack, (s, onOutput) => s.up({ onOutput }));
+    expect(up.summary.resourceChanges).toMatchObject({ create: 1 });
+    expect(up.outputs.defaultCredentialId.value).toBe(defaultCredentialId("unnamed", "yaml-security-gate", stack.name));
+  }, E2E_TEST_TIMEOUT_MS);
+
   test("the exported state holds no API key", async () => {
     const exported = await e2e().pulumi(["stack", "export", "--stack", stack.name], dir);
     expect(exported).toContain(environmentId);
     expect(exported).not.toContain(TEST_KEY);
   }, E2E_TEST_TIMEOUT_MS);
 
-  test("destroy deletes both environments (the imported one once unprotected)", async () => {
+  test("destroy deletes both environments (the imported one once unprotected) and the credential", async () => {
     await e2e().pulumi(["state", "unprotect", "--all", "--yes", "--stack", stack.name], dir);
     const destroy = await e2e().run(stack, (s, onOutput) => s.destroy({ onOutput }));
-    expect(destroy.summary.resourceChanges).toMatchObject({ delete: 3 });
+    expect(destroy.summary.resourceChanges).toMatchObject({ delete: 4 });
     expect(await listIds(e2e().client)).toEqual([]);
   }, E2E_TEST_TIMEOUT_MS);
 });

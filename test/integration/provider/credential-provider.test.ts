@@ -6,6 +6,8 @@
 import * as provider from "../../../provider/credential-provider";
 import { SECRET_PROPERTIES, WIRE_FIELD, type CredentialInputs, type CredentialOutputs } from "../../../provider/credential/inputs";
 import { defaultCredentialId } from "../../../provider/credential/resource";
+import { credentialCore } from "../../../provider/credential/core";
+import { identityOfUrn } from "../../../provider/contracts/resource-core";
 import { UNKNOWN } from "../../../provider/environment/inputs";
 import { ownerOf } from "../../../emulator/api";
 import { CREDENTIAL_SECRET_FIELDS } from "../../../sdk/schemas";
@@ -54,6 +56,18 @@ describe("check", () => {
     ],
   ])("%j fails on %s", async (news, property, reason) => {
     expect((await provider.check!(NO_OLDS, news as CredentialInputs)).failures).toEqual([{ property, reason }]);
+  });
+
+  test("with the URN the plugin is given, an omitted credentialId is the classes' default; a bad one still fails at the property", () => {
+    const urn = "urn:pulumi:dev::proj::my:index:Parent$gemini-environments:index:Credential::github";
+    const { credentialId: _omitted, ...declared } = bearer;
+    expect(identityOfUrn(urn)).toEqual({ project: "proj", stack: "dev", name: "github" });
+    expect(credentialCore.check(NO_OLDS, declared as CredentialInputs, identityOfUrn(urn))).toEqual({ inputs: { ...bearer, credentialId: defaultCredentialId("github", "proj", "dev") }, failures: [] });
+    expect(credentialCore.check(NO_OLDS, { ...bearer, credentialId: "bad id" }, identityOfUrn(urn)).failures).toEqual([
+      { property: "credentialId", reason: expect.stringMatching(/^credentialId: must be 1-128/) },
+    ]);
+    // The dynamic provider has no URN: its classes always set the id.
+    expect(credentialCore.check(NO_OLDS, declared as CredentialInputs).failures).toEqual([{ property: "credentialId", reason: "credentialId: is required" }]);
   });
 
   test("a failure never quotes a secret", async () => {

@@ -10,6 +10,7 @@ import * as path from "node:path";
 
 import { createPackedWorkspace, type PackedWorkspace } from "../../../devtools/packed-workspace";
 import { EnvironmentsClient } from "../../../sdk/client";
+import { defaultCredentialId } from "../../../provider/credential/inputs";
 import { inline, startTestEmulator, TEST_KEY, type TestEmulator } from "../../support/emulator";
 import { SECRET, startPlugin, type PluginClient } from "../../support/plugin-client";
 
@@ -215,6 +216,15 @@ describe("Credential", () => {
     // credentialId stays in the outputs: an allowlist's reference to it is known at preview.
     expect(created).toMatchObject({ id: "plugin-token", properties: { status: "active", credentialId: "plugin-token" } });
     expect(JSON.stringify(created.properties)).not.toContain("ghp_one");
+  });
+
+  test("an omitted credentialId is derived from the URN's project, stack and name, as the TypeScript classes derive it", async () => {
+    const { credentialId: _omitted, ...declared } = bearer;
+    // urnOf: urn:pulumi:test::plugin::gemini-environments:index:Credential::r
+    expect((await plugin.check("Credential", declared)).inputs).toEqual({ ...bearer, credentialId: defaultCredentialId("r", "plugin", "test"), token: SECRET("ghp_one") });
+    expect((await plugin.check("Credential", { ...declared, credentialId: "bad id" })).failures).toEqual([
+      { property: "credentialId", reason: expect.stringMatching(/^credentialId: must be 1-128/) },
+    ]);
   });
 
   test("the outputs hold every non-secret input schema.json declares an output (a YAML `${cred.type}` reads them alone)", async () => {
