@@ -115,7 +115,7 @@ export function generateSchema(root: string = repositoryRoot()): Json {
   for (const [name, inputs, , options] of RESOURCES) {
     resources[token(name)] = {
       ...options,
-      description: withExamples(json[`$${name}Inputs`]?.description as string, name, examples),
+      description: withImport(withExamples(json[`$${name}Inputs`]?.description as string, name, examples), name, options),
       ...resource(convert, `$${name}Inputs`, `$${name}Outputs`, propertiesOf(inputs)),
     };
   }
@@ -169,13 +169,64 @@ export function generateSchema(root: string = repositoryRoot()): Json {
         modulePath: identity.goModule,
         rootPackageName: GO_PACKAGE,
         respectSchemaVersion: true,
+        // EnvironmentArray, EnvironmentMap and the rest, as pulumi-command's and pulumi-random's SDKs have.
+        generateResourceContainerTypes: true,
       },
-      // No C# is generated or shipped (README: Install); these keep a generated one's names stable.
-      csharp: { rootNamespace: "Pulumi", namespaces: { [PACKAGE]: "GeminiEnvironments" }, packageReferences: { Pulumi: "3.*" }, respectSchemaVersion: true },
+      // Only the SDKs that are built and released (scripts/generate-sdks, and this npm package): a section
+      // for another language would make the registry show usage of a package no one can install.
+      // C# and Java users generate one locally (docs/provider.md: Other languages).
       // TypeScript users use this npm package itself (no Node SDK is generated): the registry names it.
       nodejs: { packageName: identity.name, dependencies: { "@pulumi/pulumi": "^3.100.0" } },
     },
   };
+}
+
+/**
+ * Each resource's Import section: what its id is, an example id, and the resource declared with the
+ * `import` option in each language (a fenced block per language: each SDK's generator keeps its own).
+ */
+const IMPORTS: Record<string, { what: string; id: string; programs: Record<"typescript" | "python" | "go" | "yaml", string> }> = {
+  Environment: {
+    what: "An environment made outside this stack is imported by its id (`env_…`); its inputs, as the API echoes them, go into the state",
+    id: "env_0123456789",
+    programs: {
+      typescript: 'const environment = new plugin.Environment("environment", {\n    network: { allowlist: [{ domain: "api.github.com" }] },\n}, { import: "env_0123456789" });',
+      python: 'environment = genv.Environment(\n    "environment",\n    network=genv.EgressPolicyArgs(allowlist=[genv.AllowlistEntryArgs(domain="api.github.com")]),\n    opts=pulumi.ResourceOptions(import_="env_0123456789"),\n)',
+      go: 'environment, err := genv.NewEnvironment(ctx, "environment", &genv.EnvironmentArgs{\n\tNetwork: genv.EgressPolicyArgs{\n\t\tAllowlist: genv.AllowlistEntryArray{genv.AllowlistEntryArgs{Domain: pulumi.String("api.github.com")}},\n\t},\n}, pulumi.Import(pulumi.ID("env_0123456789")))',
+      yaml: "resources:\n  environment:\n    type: gemini-environments:index:Environment\n    properties:\n      network:\n        allowlist:\n          - domain: api.github.com\n    options:\n      import: env_0123456789",
+    },
+  },
+  Credential: {
+    what: "A credential is imported by its id, its `credentialId`, with its `type`; the API never returns the secret, so the first `up` after declaring the token updates it",
+    id: "github-token",
+    programs: {
+      typescript: 'const credential = new plugin.Credential("credential", {\n    credentialId: "github-token",\n    type: "bearer_token",\n    token: config.requireSecret("githubToken"),\n}, { import: "github-token" });',
+      python: 'credential = genv.Credential(\n    "credential",\n    credential_id="github-token",\n    type=genv.CredentialType.BEARER_TOKEN,\n    token=config.require_secret("githubToken"),\n    opts=pulumi.ResourceOptions(import_="github-token"),\n)',
+      go: 'credential, err := genv.NewCredential(ctx, "credential", &genv.CredentialArgs{\n\tCredentialId: pulumi.String("github-token"),\n\tType:         genv.CredentialTypeBearerToken,\n\tToken:        cfg.RequireSecret("githubToken"),\n}, pulumi.Import(pulumi.ID("github-token")))',
+      yaml: "resources:\n  credential:\n    type: gemini-environments:index:Credential\n    properties:\n      credentialId: github-token\n      type: bearer_token\n      token: ${githubToken}\n    options:\n      import: github-token",
+    },
+  },
+};
+
+/**
+ * `description` with an Import section at its end, as the registry's resource pages end: the
+ * `pulumi import` command, then the `import` resource option. In TypeScript through `plugin.*`: the
+ * dynamic classes cannot be imported (pulumi/pulumi#16175). A component is not importable: none.
+ */
+export function withImport(description: string, name: string, options?: { isComponent?: true }): string {
+  if (options?.isComponent) return description;
+  const spec = IMPORTS[name];
+  if (!spec) throw new Error(`generate-schema: the resource ${name} has no Import section (IMPORTS)`);
+  const variable = name.charAt(0).toLowerCase() + name.slice(1);
+  const fence = (language: string, source: string) => `\`\`\`${language}\n${source}\n\`\`\``;
+  return [
+    description,
+    "## Import",
+    `${spec.what}:`,
+    fence("sh", `$ pulumi import ${token(name)} ${variable} ${spec.id}`),
+    `Or in a program, with the \`import\` resource option on a resource that declares the same inputs (in TypeScript, \`plugin.${name}\`: the dynamic \`${name}\` cannot be imported):`,
+    ...Object.entries(spec.programs).map(([language, source]) => fence(language, source)),
+  ].join("\n\n");
 }
 
 export const PYTHON_PACKAGE = "pulumi_gemini_environments";

@@ -59,6 +59,26 @@ import (
 //	}
 //
 // ```
+//
+// ## Import
+//
+// A credential is imported by its id, its `credentialId`, with its `type`; the API never returns the secret, so the first `up` after declaring the token updates it:
+//
+// ```sh
+// $ pulumi import gemini-environments:index:Credential credential github-token
+// ```
+//
+// Or in a program, with the `import` resource option on a resource that declares the same inputs (in TypeScript, `plugin.Credential`: the dynamic `Credential` cannot be imported):
+//
+// ```go
+//
+//	credential, err := genv.NewCredential(ctx, "credential", &genv.CredentialArgs{
+//		CredentialId: pulumi.String("github-token"),
+//		Type:         genv.CredentialTypeBearerToken,
+//		Token:        cfg.RequireSecret("githubToken"),
+//	}, pulumi.Import(pulumi.ID("github-token")))
+//
+// ```
 type Credential struct {
 	pulumi.CustomResourceState
 
@@ -239,6 +259,56 @@ func (i *Credential) ToCredentialOutputWithContext(ctx context.Context) Credenti
 	return pulumi.ToOutputWithContext(ctx, i).(CredentialOutput)
 }
 
+// CredentialArrayInput is an input type that accepts CredentialArray and CredentialArrayOutput values.
+// You can construct a concrete instance of `CredentialArrayInput` via:
+//
+//	CredentialArray{ CredentialArgs{...} }
+type CredentialArrayInput interface {
+	pulumi.Input
+
+	ToCredentialArrayOutput() CredentialArrayOutput
+	ToCredentialArrayOutputWithContext(context.Context) CredentialArrayOutput
+}
+
+type CredentialArray []CredentialInput
+
+func (CredentialArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]*Credential)(nil)).Elem()
+}
+
+func (i CredentialArray) ToCredentialArrayOutput() CredentialArrayOutput {
+	return i.ToCredentialArrayOutputWithContext(context.Background())
+}
+
+func (i CredentialArray) ToCredentialArrayOutputWithContext(ctx context.Context) CredentialArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(CredentialArrayOutput)
+}
+
+// CredentialMapInput is an input type that accepts CredentialMap and CredentialMapOutput values.
+// You can construct a concrete instance of `CredentialMapInput` via:
+//
+//	CredentialMap{ "key": CredentialArgs{...} }
+type CredentialMapInput interface {
+	pulumi.Input
+
+	ToCredentialMapOutput() CredentialMapOutput
+	ToCredentialMapOutputWithContext(context.Context) CredentialMapOutput
+}
+
+type CredentialMap map[string]CredentialInput
+
+func (CredentialMap) ElementType() reflect.Type {
+	return reflect.TypeOf((*map[string]*Credential)(nil)).Elem()
+}
+
+func (i CredentialMap) ToCredentialMapOutput() CredentialMapOutput {
+	return i.ToCredentialMapOutputWithContext(context.Background())
+}
+
+func (i CredentialMap) ToCredentialMapOutputWithContext(ctx context.Context) CredentialMapOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(CredentialMapOutput)
+}
+
 type CredentialOutput struct{ *pulumi.OutputState }
 
 func (CredentialOutput) ElementType() reflect.Type {
@@ -333,7 +403,51 @@ func (o CredentialOutput) Value() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Credential) pulumi.StringPtrOutput { return v.Value }).(pulumi.StringPtrOutput)
 }
 
+type CredentialArrayOutput struct{ *pulumi.OutputState }
+
+func (CredentialArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]*Credential)(nil)).Elem()
+}
+
+func (o CredentialArrayOutput) ToCredentialArrayOutput() CredentialArrayOutput {
+	return o
+}
+
+func (o CredentialArrayOutput) ToCredentialArrayOutputWithContext(ctx context.Context) CredentialArrayOutput {
+	return o
+}
+
+func (o CredentialArrayOutput) Index(i pulumi.IntInput) CredentialOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) *Credential {
+		return vs[0].([]*Credential)[vs[1].(int)]
+	}).(CredentialOutput)
+}
+
+type CredentialMapOutput struct{ *pulumi.OutputState }
+
+func (CredentialMapOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*map[string]*Credential)(nil)).Elem()
+}
+
+func (o CredentialMapOutput) ToCredentialMapOutput() CredentialMapOutput {
+	return o
+}
+
+func (o CredentialMapOutput) ToCredentialMapOutputWithContext(ctx context.Context) CredentialMapOutput {
+	return o
+}
+
+func (o CredentialMapOutput) MapIndex(k pulumi.StringInput) CredentialOutput {
+	return pulumi.All(o, k).ApplyT(func(vs []interface{}) *Credential {
+		return vs[0].(map[string]*Credential)[vs[1].(string)]
+	}).(CredentialOutput)
+}
+
 func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*CredentialInput)(nil)).Elem(), &Credential{})
+	pulumi.RegisterInputType(reflect.TypeOf((*CredentialArrayInput)(nil)).Elem(), CredentialArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*CredentialMapInput)(nil)).Elem(), CredentialMap{})
 	pulumi.RegisterOutputType(CredentialOutput{})
+	pulumi.RegisterOutputType(CredentialArrayOutput{})
+	pulumi.RegisterOutputType(CredentialMapOutput{})
 }

@@ -47,6 +47,26 @@ import (
 //	}
 //
 // ```
+//
+// ## Import
+//
+// An environment made outside this stack is imported by its id (`env_…`); its inputs, as the API echoes them, go into the state:
+//
+// ```sh
+// $ pulumi import gemini-environments:index:Environment environment env_0123456789
+// ```
+//
+// Or in a program, with the `import` resource option on a resource that declares the same inputs (in TypeScript, `plugin.Environment`: the dynamic `Environment` cannot be imported):
+//
+// ```go
+//
+//	environment, err := genv.NewEnvironment(ctx, "environment", &genv.EnvironmentArgs{
+//		Network: genv.EgressPolicyArgs{
+//			Allowlist: genv.AllowlistEntryArray{genv.AllowlistEntryArgs{Domain: pulumi.String("api.github.com")}},
+//		},
+//	}, pulumi.Import(pulumi.ID("env_0123456789")))
+//
+// ```
 type Environment struct {
 	pulumi.CustomResourceState
 
@@ -195,6 +215,56 @@ func (i *Environment) ToEnvironmentOutputWithContext(ctx context.Context) Enviro
 	return pulumi.ToOutputWithContext(ctx, i).(EnvironmentOutput)
 }
 
+// EnvironmentArrayInput is an input type that accepts EnvironmentArray and EnvironmentArrayOutput values.
+// You can construct a concrete instance of `EnvironmentArrayInput` via:
+//
+//	EnvironmentArray{ EnvironmentArgs{...} }
+type EnvironmentArrayInput interface {
+	pulumi.Input
+
+	ToEnvironmentArrayOutput() EnvironmentArrayOutput
+	ToEnvironmentArrayOutputWithContext(context.Context) EnvironmentArrayOutput
+}
+
+type EnvironmentArray []EnvironmentInput
+
+func (EnvironmentArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]*Environment)(nil)).Elem()
+}
+
+func (i EnvironmentArray) ToEnvironmentArrayOutput() EnvironmentArrayOutput {
+	return i.ToEnvironmentArrayOutputWithContext(context.Background())
+}
+
+func (i EnvironmentArray) ToEnvironmentArrayOutputWithContext(ctx context.Context) EnvironmentArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(EnvironmentArrayOutput)
+}
+
+// EnvironmentMapInput is an input type that accepts EnvironmentMap and EnvironmentMapOutput values.
+// You can construct a concrete instance of `EnvironmentMapInput` via:
+//
+//	EnvironmentMap{ "key": EnvironmentArgs{...} }
+type EnvironmentMapInput interface {
+	pulumi.Input
+
+	ToEnvironmentMapOutput() EnvironmentMapOutput
+	ToEnvironmentMapOutputWithContext(context.Context) EnvironmentMapOutput
+}
+
+type EnvironmentMap map[string]EnvironmentInput
+
+func (EnvironmentMap) ElementType() reflect.Type {
+	return reflect.TypeOf((*map[string]*Environment)(nil)).Elem()
+}
+
+func (i EnvironmentMap) ToEnvironmentMapOutput() EnvironmentMapOutput {
+	return i.ToEnvironmentMapOutputWithContext(context.Background())
+}
+
+func (i EnvironmentMap) ToEnvironmentMapOutputWithContext(ctx context.Context) EnvironmentMapOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(EnvironmentMapOutput)
+}
+
 type EnvironmentOutput struct{ *pulumi.OutputState }
 
 func (EnvironmentOutput) ElementType() reflect.Type {
@@ -289,7 +359,51 @@ func (o EnvironmentOutput) Updated() pulumi.StringOutput {
 	return o.ApplyT(func(v *Environment) pulumi.StringOutput { return v.Updated }).(pulumi.StringOutput)
 }
 
+type EnvironmentArrayOutput struct{ *pulumi.OutputState }
+
+func (EnvironmentArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]*Environment)(nil)).Elem()
+}
+
+func (o EnvironmentArrayOutput) ToEnvironmentArrayOutput() EnvironmentArrayOutput {
+	return o
+}
+
+func (o EnvironmentArrayOutput) ToEnvironmentArrayOutputWithContext(ctx context.Context) EnvironmentArrayOutput {
+	return o
+}
+
+func (o EnvironmentArrayOutput) Index(i pulumi.IntInput) EnvironmentOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) *Environment {
+		return vs[0].([]*Environment)[vs[1].(int)]
+	}).(EnvironmentOutput)
+}
+
+type EnvironmentMapOutput struct{ *pulumi.OutputState }
+
+func (EnvironmentMapOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*map[string]*Environment)(nil)).Elem()
+}
+
+func (o EnvironmentMapOutput) ToEnvironmentMapOutput() EnvironmentMapOutput {
+	return o
+}
+
+func (o EnvironmentMapOutput) ToEnvironmentMapOutputWithContext(ctx context.Context) EnvironmentMapOutput {
+	return o
+}
+
+func (o EnvironmentMapOutput) MapIndex(k pulumi.StringInput) EnvironmentOutput {
+	return pulumi.All(o, k).ApplyT(func(vs []interface{}) *Environment {
+		return vs[0].(map[string]*Environment)[vs[1].(string)]
+	}).(EnvironmentOutput)
+}
+
 func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*EnvironmentInput)(nil)).Elem(), &Environment{})
+	pulumi.RegisterInputType(reflect.TypeOf((*EnvironmentArrayInput)(nil)).Elem(), EnvironmentArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*EnvironmentMapInput)(nil)).Elem(), EnvironmentMap{})
 	pulumi.RegisterOutputType(EnvironmentOutput{})
+	pulumi.RegisterOutputType(EnvironmentArrayOutput{})
+	pulumi.RegisterOutputType(EnvironmentMapOutput{})
 }

@@ -173,6 +173,56 @@ func (i *GuardedEnvironment) ToGuardedEnvironmentOutputWithContext(ctx context.C
 	return pulumi.ToOutputWithContext(ctx, i).(GuardedEnvironmentOutput)
 }
 
+// GuardedEnvironmentArrayInput is an input type that accepts GuardedEnvironmentArray and GuardedEnvironmentArrayOutput values.
+// You can construct a concrete instance of `GuardedEnvironmentArrayInput` via:
+//
+//	GuardedEnvironmentArray{ GuardedEnvironmentArgs{...} }
+type GuardedEnvironmentArrayInput interface {
+	pulumi.Input
+
+	ToGuardedEnvironmentArrayOutput() GuardedEnvironmentArrayOutput
+	ToGuardedEnvironmentArrayOutputWithContext(context.Context) GuardedEnvironmentArrayOutput
+}
+
+type GuardedEnvironmentArray []GuardedEnvironmentInput
+
+func (GuardedEnvironmentArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]*GuardedEnvironment)(nil)).Elem()
+}
+
+func (i GuardedEnvironmentArray) ToGuardedEnvironmentArrayOutput() GuardedEnvironmentArrayOutput {
+	return i.ToGuardedEnvironmentArrayOutputWithContext(context.Background())
+}
+
+func (i GuardedEnvironmentArray) ToGuardedEnvironmentArrayOutputWithContext(ctx context.Context) GuardedEnvironmentArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GuardedEnvironmentArrayOutput)
+}
+
+// GuardedEnvironmentMapInput is an input type that accepts GuardedEnvironmentMap and GuardedEnvironmentMapOutput values.
+// You can construct a concrete instance of `GuardedEnvironmentMapInput` via:
+//
+//	GuardedEnvironmentMap{ "key": GuardedEnvironmentArgs{...} }
+type GuardedEnvironmentMapInput interface {
+	pulumi.Input
+
+	ToGuardedEnvironmentMapOutput() GuardedEnvironmentMapOutput
+	ToGuardedEnvironmentMapOutputWithContext(context.Context) GuardedEnvironmentMapOutput
+}
+
+type GuardedEnvironmentMap map[string]GuardedEnvironmentInput
+
+func (GuardedEnvironmentMap) ElementType() reflect.Type {
+	return reflect.TypeOf((*map[string]*GuardedEnvironment)(nil)).Elem()
+}
+
+func (i GuardedEnvironmentMap) ToGuardedEnvironmentMapOutput() GuardedEnvironmentMapOutput {
+	return i.ToGuardedEnvironmentMapOutputWithContext(context.Background())
+}
+
+func (i GuardedEnvironmentMap) ToGuardedEnvironmentMapOutputWithContext(ctx context.Context) GuardedEnvironmentMapOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GuardedEnvironmentMapOutput)
+}
+
 type GuardedEnvironmentOutput struct{ *pulumi.OutputState }
 
 func (GuardedEnvironmentOutput) ElementType() reflect.Type {
@@ -237,7 +287,51 @@ func (o GuardedEnvironmentOutput) UpdateStrategy() UpdateStrategyPtrOutput {
 	return o.ApplyT(func(v *GuardedEnvironment) UpdateStrategyPtrOutput { return v.UpdateStrategy }).(UpdateStrategyPtrOutput)
 }
 
+type GuardedEnvironmentArrayOutput struct{ *pulumi.OutputState }
+
+func (GuardedEnvironmentArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]*GuardedEnvironment)(nil)).Elem()
+}
+
+func (o GuardedEnvironmentArrayOutput) ToGuardedEnvironmentArrayOutput() GuardedEnvironmentArrayOutput {
+	return o
+}
+
+func (o GuardedEnvironmentArrayOutput) ToGuardedEnvironmentArrayOutputWithContext(ctx context.Context) GuardedEnvironmentArrayOutput {
+	return o
+}
+
+func (o GuardedEnvironmentArrayOutput) Index(i pulumi.IntInput) GuardedEnvironmentOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) *GuardedEnvironment {
+		return vs[0].([]*GuardedEnvironment)[vs[1].(int)]
+	}).(GuardedEnvironmentOutput)
+}
+
+type GuardedEnvironmentMapOutput struct{ *pulumi.OutputState }
+
+func (GuardedEnvironmentMapOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*map[string]*GuardedEnvironment)(nil)).Elem()
+}
+
+func (o GuardedEnvironmentMapOutput) ToGuardedEnvironmentMapOutput() GuardedEnvironmentMapOutput {
+	return o
+}
+
+func (o GuardedEnvironmentMapOutput) ToGuardedEnvironmentMapOutputWithContext(ctx context.Context) GuardedEnvironmentMapOutput {
+	return o
+}
+
+func (o GuardedEnvironmentMapOutput) MapIndex(k pulumi.StringInput) GuardedEnvironmentOutput {
+	return pulumi.All(o, k).ApplyT(func(vs []interface{}) *GuardedEnvironment {
+		return vs[0].(map[string]*GuardedEnvironment)[vs[1].(string)]
+	}).(GuardedEnvironmentOutput)
+}
+
 func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*GuardedEnvironmentInput)(nil)).Elem(), &GuardedEnvironment{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GuardedEnvironmentArrayInput)(nil)).Elem(), GuardedEnvironmentArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GuardedEnvironmentMapInput)(nil)).Elem(), GuardedEnvironmentMap{})
 	pulumi.RegisterOutputType(GuardedEnvironmentOutput{})
+	pulumi.RegisterOutputType(GuardedEnvironmentArrayOutput{})
+	pulumi.RegisterOutputType(GuardedEnvironmentMapOutput{})
 }

@@ -286,6 +286,26 @@ class Credential(pulumi.CustomResource):
         pulumi.export("environmentId", agent.id)
         ```
 
+        ## Import
+
+        A credential is imported by its id, its `credentialId`, with its `type`; the API never returns the secret, so the first `up` after declaring the token updates it:
+
+        ```sh
+        $ pulumi import gemini-environments:index:Credential credential github-token
+        ```
+
+        Or in a program, with the `import` resource option on a resource that declares the same inputs (in TypeScript, `plugin.Credential`: the dynamic `Credential` cannot be imported):
+
+        ```python
+        credential = genv.Credential(
+            "credential",
+            credential_id="github-token",
+            type=genv.CredentialType.BEARER_TOKEN,
+            token=config.require_secret("githubToken"),
+            opts=pulumi.ResourceOptions(import_="github-token"),
+        )
+        ```
+
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.str] client_id: oauth2: the client id.
@@ -339,6 +359,26 @@ class Credential(pulumi.CustomResource):
 
         pulumi.export("credentialId", github.credential_id)
         pulumi.export("environmentId", agent.id)
+        ```
+
+        ## Import
+
+        A credential is imported by its id, its `credentialId`, with its `type`; the API never returns the secret, so the first `up` after declaring the token updates it:
+
+        ```sh
+        $ pulumi import gemini-environments:index:Credential credential github-token
+        ```
+
+        Or in a program, with the `import` resource option on a resource that declares the same inputs (in TypeScript, `plugin.Credential`: the dynamic `Credential` cannot be imported):
+
+        ```python
+        credential = genv.Credential(
+            "credential",
+            credential_id="github-token",
+            type=genv.CredentialType.BEARER_TOKEN,
+            token=config.require_secret("githubToken"),
+            opts=pulumi.ResourceOptions(import_="github-token"),
+        )
         ```
 
         :param str resource_name: The name of the resource.

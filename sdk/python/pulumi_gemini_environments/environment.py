@@ -196,6 +196,24 @@ class Environment(pulumi.CustomResource):
         pulumi.export("status", agent.status)
         ```
 
+        ## Import
+
+        An environment made outside this stack is imported by its id (`env_…`); its inputs, as the API echoes them, go into the state:
+
+        ```sh
+        $ pulumi import gemini-environments:index:Environment environment env_0123456789
+        ```
+
+        Or in a program, with the `import` resource option on a resource that declares the same inputs (in TypeScript, `plugin.Environment`: the dynamic `Environment` cannot be imported):
+
+        ```python
+        environment = genv.Environment(
+            "environment",
+            network=genv.EgressPolicyArgs(allowlist=[genv.AllowlistEntryArgs(domain="api.github.com")]),
+            opts=pulumi.ResourceOptions(import_="env_0123456789"),
+        )
+        ```
+
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.str] adopt: Bring an existing environment under management instead of creating one (its id); it must hold the declared sources, network and mode fields. A self_hosted environment's key cannot be recovered so: `environmentKey` stays empty.
@@ -232,6 +250,24 @@ class Environment(pulumi.CustomResource):
 
         pulumi.export("environmentId", agent.id)
         pulumi.export("status", agent.status)
+        ```
+
+        ## Import
+
+        An environment made outside this stack is imported by its id (`env_…`); its inputs, as the API echoes them, go into the state:
+
+        ```sh
+        $ pulumi import gemini-environments:index:Environment environment env_0123456789
+        ```
+
+        Or in a program, with the `import` resource option on a resource that declares the same inputs (in TypeScript, `plugin.Environment`: the dynamic `Environment` cannot be imported):
+
+        ```python
+        environment = genv.Environment(
+            "environment",
+            network=genv.EgressPolicyArgs(allowlist=[genv.AllowlistEntryArgs(domain="api.github.com")]),
+            opts=pulumi.ResourceOptions(import_="env_0123456789"),
+        )
         ```
 
         :param str resource_name: The name of the resource.

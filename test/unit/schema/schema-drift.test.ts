@@ -90,7 +90,7 @@ test("the package's identity: version from package.json, a Go import path inside
   expect(importBasePath).toBe(`${modulePath}/geminienvironments`);
   expect(modulePath).toMatch(/^github\.com\/[^/]+\/[^/]+\/sdk\/go$/);
   expect(schema.language.nodejs?.packageName).toBe(manifest.name);
-  expect(schema.language.csharp).toMatchObject({ rootNamespace: "Pulumi" });
+  expect(schema.language.csharp).toBeUndefined(); // no .NET SDK is built (language-sections.test.ts)
   expect(schema.pluginDownloadURL).toMatch(/^github:\/\/api\.github\.com\/[^/]+\/[^/]+$/);
   for (const field of ["displayName", "description", "keywords", "repository", "publisher", "logoUrl"]) expect(schema[field]).toBeTruthy();
 });
