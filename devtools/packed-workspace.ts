@@ -174,7 +174,7 @@ async function sharedInstall(tarball: string, options: PackedWorkspaceOptions, l
   const key = createHash("sha256").update(tarball).update("\0").update(linkedPulumiDir(options)).update("\0").update(options.repoRoot).digest("hex").slice(0, 16);
   const installsRoot = path.join(cacheHome(), "installs");
   const installed = path.join(installsRoot, key);
-  if (fs.existsSync(installed)) return path.join(installed, "node_modules");
+  if (fs.existsSync(installed)) return path.join(markUsed(installed), "node_modules");
   await fs.promises.mkdir(installsRoot, { recursive: true });
   const stage = await fs.promises.mkdtemp(path.join(installsRoot, ".stage-"));
   try {
@@ -210,7 +210,7 @@ async function packBuilt(repoRoot: string, log: (line: string) => void): Promise
   const cacheRoot = path.join(cacheHome(), "packs");
   const cached = path.join(cacheRoot, hash);
   const existing = fs.existsSync(cached) ? fs.readdirSync(cached).find((file) => file.endsWith(".tgz")) : undefined;
-  if (existing) return path.join(cached, existing);
+  if (existing) return path.join(markUsed(cached), existing);
 
   log("building and packing the package");
   await fs.promises.mkdir(cacheRoot, { recursive: true });
@@ -254,7 +254,14 @@ function hashInputs(repoRoot: string): string {
   return hash.digest("hex").slice(0, 16);
 }
 
-/** Removes cached builds older than a day, other than `keep`. */
+/** Touches a cache entry, so that pruneCache counts a day from its last use, not from its making. */
+function markUsed(entry: string): string {
+  const now = new Date();
+  fs.utimesSync(entry, now, now);
+  return entry;
+}
+
+/** Removes cache entries unused for a day, other than `keep`. */
 function pruneCache(cacheRoot: string, keep: string): void {
   const dayAgo = Date.now() - 24 * 3600 * 1000;
   for (const entry of fs.readdirSync(cacheRoot)) {
