@@ -6,8 +6,8 @@
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { EnvironmentsClient } from "../sdk/client";
-import type { Source } from "../sdk/schemas";
+import { EnvironmentsClient } from "../client/client";
+import type { Source } from "../client/schemas";
 import { execFileAsync, interleavedMedians, startServeProcess, type Comparison } from "./_measure";
 
 const RUNS = 5;

@@ -6,7 +6,7 @@
  * created, orphans (on the server, not in the state), duplicates (two with the same spec), runs to
  * converge, and what destroy left behind. Goal: 0 orphans, 0 duplicates, at most 2 runs each.
  */
-import { EnvironmentsClient } from "../sdk";
+import { EnvironmentsClient } from "../client";
 import { startEngineBench } from "./_engine";
 import type { Comparison } from "./_measure";
 

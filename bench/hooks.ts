@@ -17,7 +17,7 @@ import { findBwrap, giveToSandbox, removeHostView, runInSandbox, sandboxHooks, s
 import { runHooks } from "../hooks/runtime";
 import { HooksConfig } from "../hooks/schema";
 import { runHooksDiff } from "../cli/commands/hooks-diff";
-import { EnvironmentsClient } from "../sdk/client";
+import { EnvironmentsClient } from "../client/client";
 import { interleavedMedians, startServeProcess, type Comparison } from "./_measure";
 
 const RUNS = 21;

@@ -19,7 +19,7 @@ import path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import type { HooksTestCaseInput } from "../hooks/cases";
 import { HookBundle } from "../provider/components/hook-bundle";
-import { EnvironmentsClient } from "../sdk/client";
+import { EnvironmentsClient } from "../client/client";
 import { startEngineBench } from "./_engine";
 import { execFileAsync, interleavedMedians, medianMs, type Comparison } from "./_measure";
 

@@ -19,7 +19,7 @@ import type { RunningEmulator } from "../emulator/server";
 import { CLIError } from "../cli/errors";
 import { loadEmulator } from "../cli/commands/load-emulator";
 import { runProgram } from "../cli/main";
-import { EnvironmentsClient } from "../sdk/client";
+import { EnvironmentsClient } from "../client/client";
 import { createPackedWorkspace, type PackedWorkspace } from "./packed-workspace";
 import { ensurePulumiEngine, localPulumiEnv, pulumiCommand } from "./pulumi-engine";
 

@@ -17,7 +17,7 @@ import { promisify } from "node:util";
 import { createPackedWorkspace } from "./packed-workspace";
 import { ensurePulumiEngine, localPulumiEnv } from "./pulumi-engine";
 import { startEmulator } from "../emulator/server";
-import { EnvironmentsClient } from "../sdk/client";
+import { EnvironmentsClient } from "../client/client";
 
 const execFileAsync = promisify(execFile);
 const REPO = path.resolve(__dirname, "..");

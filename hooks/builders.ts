@@ -12,8 +12,8 @@
  * Builders only assemble data; `hooksConfig` validates it against the schema and throws on a structural
  * error. Policy checks (globs, unknown tools, egress, secrets) are the linter's: run `lintHooks`.
  */
-import { ValidationError } from "../sdk/errors";
-import { validationIssues } from "../sdk/issues";
+import { ValidationError } from "../client/errors";
+import { validationIssues } from "../client/issues";
 import type { HandlerInput, HooksConfigInput, HooksGroupInput, RuleInput } from "./schema";
 import { HooksConfig } from "./schema";
 

@@ -4,7 +4,7 @@
  * run in its sandbox.
  */
 import { z } from "zod";
-import { ToolCall } from "../sdk/schemas";
+import { ToolCall } from "../client/schemas";
 import { Decision, HookEventName } from "./schema";
 
 export const HooksTestCase = z.strictObject({

@@ -12,7 +12,7 @@
  * Network policy: omitted (undefined) allows everything; `"disabled"` and `{allowlist: "disabled"}` allow
  * nothing; an allowlist allows the hosts one of its entries matches (an empty list allows nothing).
  */
-import type { AllowlistEntry, Network } from "../sdk/schemas";
+import type { AllowlistEntry, Network } from "../client/schemas";
 
 /** Does the allowlist `pattern` cover `host`? */
 export function domainMatches(pattern: string, host: string): boolean {

@@ -10,7 +10,7 @@
  */
 import { isIP } from "node:net";
 import type { z } from "zod";
-import type { Network } from "../sdk/schemas";
+import type { Network } from "../client/schemas";
 import { closestTool } from "./_closest-tool";
 import { globSuggestion, topLevelAlternatives } from "./_glob";
 import { credentialInHeader } from "./secrets";

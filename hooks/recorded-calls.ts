@@ -6,7 +6,7 @@
  * replay decides on. The input of `genv hooks diff --calls`.
  */
 import { z } from "zod";
-import { describeIssues, validationIssues } from "../sdk/issues";
+import { describeIssues, validationIssues } from "../client/issues";
 import { HOOK_EVENTS } from "./schema";
 
 /** What a line must hold to be replayed; other fields are kept, not checked. */

@@ -27,8 +27,8 @@
  *   (`"1"`, `"42"`) come first. Name groups with words.
  */
 import { performance } from "node:perf_hooks";
-import { describeIssues, validationIssues } from "../sdk/issues";
-import type { ExecuteToolResponse, HookRun, ToolCall } from "../sdk/schemas";
+import { describeIssues, validationIssues } from "../client/issues";
+import type { ExecuteToolResponse, HookRun, ToolCall } from "../client/schemas";
 import { HOOKS_FILE, readTreeFile } from "./_config-file";
 
 export { HOOKS_FILE };

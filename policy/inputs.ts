@@ -13,7 +13,7 @@
  * A value the engine does not know yet (preview, an output of another resource) is `unknown`: the
  * rules skip what they cannot see rather than guess.
  */
-import { DEFAULT_ENVIRONMENT_MODE, type Network } from "../sdk/schemas";
+import { DEFAULT_ENVIRONMENT_MODE, type Network } from "../client/schemas";
 import { typeTokensOf } from "../provider/contracts/configuration";
 import { HOOKS_JSON_TARGET } from "../provider/environment/hooks-check";
 

@@ -13,7 +13,7 @@ import { domainMatches } from "../hooks/egress-match";
 import type { LintCode } from "../hooks/lint";
 import { credentialInHeader, credentialLines } from "../hooks/secrets";
 import { HOOK_SCRIPTS_DIR } from "../provider/components/hook-bundle";
-import { ENVIRONMENT_MODES } from "../sdk/schemas";
+import { ENVIRONMENT_MODES } from "../client/schemas";
 import { hooksFile, sourceLabel } from "./hooks-file";
 import { copiedSourcesCovering, HOOKS_JSON_TARGET, type EnvironmentView } from "./inputs";
 

@@ -14,7 +14,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { API_KEY_ENV_VARS, BASE_URL_ENV_VAR } from "../sdk/config";
+import { API_KEY_ENV_VARS, BASE_URL_ENV_VAR } from "../client/config";
 import { generateSchema, packageIdentity, PACKAGE, PYTHON_PACKAGE, registryOverview, repositoryRoot } from "./generate-schema";
 
 /** The example of each language: a file of examples/, and the test that runs it. */

@@ -39,7 +39,7 @@ import { BINDABLE, propertiesOf, schemaName, type PropertyMeta } from "../provid
 import { allFunctions, functionToken, type FunctionName } from "../provider/functions/catalog";
 import { EnvironmentInfo } from "../provider/functions/environments";
 import { CredentialInfo } from "../provider/functions/credentials";
-import * as sdk from "../sdk/schemas";
+import * as sdk from "../client/schemas";
 import { referenceExamples, withExamples } from "./reference-examples";
 
 export const PACKAGE = "gemini-environments";

@@ -4,8 +4,8 @@
  * the hosted service; `--api-key`, else GOOGLE_API_KEY, else GEMINI_API_KEY — and the exit codes their
  * failures map to: 2 for unusable arguments, 1 when the API refused or could not be reached.
  */
-import { EnvironmentsClient } from "../../sdk/client";
-import { ConfigurationError, EnvironmentsError, ValidationError } from "../../sdk/errors";
+import { EnvironmentsClient } from "../../client/client";
+import { ConfigurationError, EnvironmentsError, ValidationError } from "../../client/errors";
 import { CLIError } from "../errors";
 
 export interface ApiArgs {

@@ -1,5 +1,5 @@
 /** The hooks table printed by `genv exec` and `genv hooks test`: one line per handler run. */
-import type { HookRun } from "../../sdk/schemas";
+import type { HookRun } from "../../client/schemas";
 
 const EVENT_LABEL = { pre_tool_execution: "pre", post_tool_execution: "post" } as const;
 

@@ -7,7 +7,7 @@
  */
 import type { Command } from "commander";
 import ms from "ms";
-import type { RecordedToolCall } from "../../sdk/schemas";
+import type { RecordedToolCall } from "../../client/schemas";
 import { CLIError } from "../errors";
 import { API_OPTIONS, withClient, type ApiArgs } from "./_api-client";
 import { envCommand } from "./env";

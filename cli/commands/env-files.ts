@@ -3,8 +3,8 @@
  * one entry of a file, e.g. `genv env files env_abc workspace --recursive`.
  */
 import type { Command } from "commander";
-import type { EnvironmentFile } from "../../sdk/schemas";
-import { formatBytes } from "../../sdk/units";
+import type { EnvironmentFile } from "../../client/schemas";
+import { formatBytes } from "../../client/units";
 import { withClient, type ApiArgs } from "./_api-client";
 import { formatTable } from "./_table";
 import { envCommand, withApiOptions } from "./env";

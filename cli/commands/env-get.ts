@@ -5,8 +5,8 @@
  * returns it at create only.
  */
 import type { Command } from "commander";
-import type { Environment } from "../../sdk/schemas";
-import { formatBytes } from "../../sdk/units";
+import type { Environment } from "../../client/schemas";
+import { formatBytes } from "../../client/units";
 import { withClient, type ApiArgs } from "./_api-client";
 import { formatFields } from "./_table";
 import { envCommand, withApiOptions } from "./env";

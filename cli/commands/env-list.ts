@@ -3,8 +3,8 @@
  * first, e.g. `genv env list --mode self_hosted`.
  */
 import type { Command } from "commander";
-import type { Environment } from "../../sdk/schemas";
-import { formatBytes } from "../../sdk/units";
+import type { Environment } from "../../client/schemas";
+import { formatBytes } from "../../client/units";
 import { withClient, type ApiArgs } from "./_api-client";
 import { formatTable } from "./_table";
 import { envCommand, withApiOptions } from "./env";

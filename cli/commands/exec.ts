@@ -8,7 +8,7 @@
  * environment or tool, expired environment, unreachable server), 2 for unusable arguments.
  */
 import type { Command } from "commander";
-import type { ExecuteToolResponse } from "../../sdk/schemas";
+import type { ExecuteToolResponse } from "../../client/schemas";
 import { CLIError } from "../errors";
 import { API_OPTIONS, withClient, type ApiArgs } from "./_api-client";
 import { formatHooks } from "./_hooks-table";

@@ -3,10 +3,10 @@
  * Exit code 1 when any finding is an error, 0 otherwise (warnings alone pass).
  */
 import { Option, type Command } from "commander";
-import { describeIssues, validationIssues } from "../../sdk/issues";
+import { describeIssues, validationIssues } from "../../client/issues";
 import type { Finding } from "../../hooks/lint";
 import { hasErrors, lintHooks } from "../../hooks/lint";
-import { Network } from "../../sdk/schemas";
+import { Network } from "../../client/schemas";
 import { CLIError } from "../errors";
 import { readJsonFile, readText } from "./_input-files";
 import { hooksCommand } from "./hooks";

@@ -18,7 +18,7 @@ import { caseName, HooksTestCase, HooksTestCases, mismatchOf, runCases } from ".
 import { lintHooks } from "../../hooks/lint";
 import type { HooksVerdict } from "../../hooks/runtime";
 import { HooksConfig } from "../../hooks/schema";
-import { atPath, validationIssues } from "../../sdk/issues";
+import { atPath, validationIssues } from "../../client/issues";
 import { CLIError } from "../errors";
 import { formatHooks } from "./_hooks-table";
 import { readJsonFile, readText } from "./_input-files";

@@ -6,7 +6,7 @@
  * nothing changed, and the message names the environments and the commands to finish by hand.
  */
 import type { Command } from "commander";
-import { ConfigurationError } from "../../sdk/errors";
+import { ConfigurationError } from "../../client/errors";
 import { pulumiRunner, recoverInterruptedDeploy, RecoveryRefusedError, type PulumiRunner } from "../../provider/recovery";
 import { CLIError } from "../errors";
 

@@ -1,4 +1,4 @@
-import { describeIssues, type Issue } from "../../sdk/issues";
+import { describeIssues, type Issue } from "../../client/issues";
 
 /**
  * An error meant for the person at the terminal: printed without a stack, exits with `exitCode`.

@@ -8,8 +8,8 @@
  */
 import type { ServerResponse } from "node:http";
 import { pipeline } from "node:stream/promises";
-import { ExecuteToolBody } from "../../sdk/schemas";
-import { describeIssues, validationIssues } from "../../sdk/issues";
+import { ExecuteToolBody } from "../../client/schemas";
+import { describeIssues, validationIssues } from "../../client/issues";
 import { HttpError, invalidArgument } from "../errors";
 import type { CredentialsService } from "../services/credentials";
 import type { EnvironmentsService } from "../services/environments";

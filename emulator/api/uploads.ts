@@ -28,7 +28,7 @@ import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
-import { pathLengthProblem } from "../../sdk/schemas";
+import { pathLengthProblem } from "../../client/schemas";
 import { HttpError, invalidArgument, notFound } from "../errors";
 import type { EnvironmentsService } from "../services/environments";
 import type { FilesService } from "../services/files";

@@ -12,7 +12,7 @@
  */
 import type { IncomingMessage } from "node:http";
 import { openUpstream, resolveUpstream, type UpstreamConfig } from "./upstream";
-import type { Network } from "../../sdk/schemas";
+import type { Network } from "../../client/schemas";
 
 /** One HTTP handler call. */
 export interface HttpHookRequest {

@@ -16,7 +16,7 @@
  *    - `oauth2`, or a credential that no longer exists: nothing is injected.
  * Every injected header replaces a header of the same name (case-insensitive) the sandbox sent.
  */
-import type { Network } from "../../sdk/schemas";
+import type { Network } from "../../client/schemas";
 import { allowlistEntriesFor, domainMatches, egressAllowed } from "../../hooks/egress-match";
 
 /** A credential with its secret, as the credentials store reveals it (api7's `RevealedCredential`). */

@@ -22,7 +22,7 @@ import path from "node:path";
 import type { Duplex } from "node:stream";
 import { promisify } from "node:util";
 import tls from "node:tls";
-import type { Network } from "../../sdk/schemas";
+import type { Network } from "../../client/schemas";
 import { processGone, selfIdentity } from "../process-identity";
 import { loadOrCreateCa, newKeyPair, signLeaf, type CertificateAuthority, type KeyPair } from "./ca";
 import { endToEndHeaders, normaliseHost, openUpstream, parseRoutes, resolveUpstream, type Upstream, type UpstreamConfig } from "./upstream";

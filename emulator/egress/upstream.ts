@@ -7,7 +7,7 @@ import http, { type ClientRequest, type IncomingHttpHeaders, type OutgoingHttpHe
 import https from "node:https";
 import { isIP, type LookupFunction } from "node:net";
 import { checkServerIdentity, rootCertificates, type PeerCertificate } from "node:tls";
-import type { Network } from "../../sdk/schemas";
+import type { Network } from "../../client/schemas";
 import { resolveChecked, type CheckedAddress } from "./_resolve";
 import { injectionFor, policyRefusal, type CredentialResolver } from "./policy";
 

@@ -5,7 +5,7 @@
  * paths start at the tool call (`["name"]`, `["args", "path"]`): a caller adds its own prefix
  * (`tool_call`) and renders them.
  */
-import { describeIssues, issueAt, type Issue } from "../../sdk/issues";
+import { describeIssues, issueAt, type Issue } from "../../client/issues";
 
 export class SandboxError extends Error {
   override name = "SandboxError";

@@ -15,7 +15,7 @@
  */
 import { existsSync } from "node:fs";
 import type { HttpDeliverer } from "../../hooks/runtime";
-import type { Network } from "../../sdk/schemas";
+import type { Network } from "../../client/schemas";
 import { SandboxUnavailableError } from "./errors";
 
 /**

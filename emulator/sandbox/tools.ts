@@ -13,12 +13,12 @@
  *   filesystem operation failed, or the call was killed (timeout, output cap, memory of the whole call).
  */
 import { z } from "zod";
-import { validationIssues } from "../../sdk/issues";
+import { validationIssues } from "../../client/issues";
 import { DEFAULT_LIMITS, type SandboxLimits, type SandboxResult, runInSandbox } from "./bwrap";
 import { FILEOPS_PY, MAX_VIEW_BYTES } from "./_fileops";
 import type { SandboxEgress } from "./network";
 import { InvalidToolArgsError, SandboxError, UnknownToolError } from "./errors";
-import { formatBytes } from "../../sdk/units";
+import { formatBytes } from "../../client/units";
 
 // ── schemas ─────────────────────────────────────────────────────────────────────────────────────
 

@@ -17,8 +17,8 @@ import {
   UpdateCredentialRequest,
   type Credential,
   type CredentialType,
-} from "../../sdk/schemas";
-import { describeIssues, validationIssues } from "../../sdk/issues";
+} from "../../client/schemas";
+import { describeIssues, validationIssues } from "../../client/issues";
 import { HttpError, invalidArgument, notFound } from "../errors";
 import type { CredentialRow, Store } from "../store";
 import { keysetPage } from "../store/paging";

@@ -21,8 +21,8 @@ import {
   environmentModeProblem,
   type Environment,
   type Network,
-} from "../../sdk/schemas";
-import { describeIssues, validationIssues } from "../../sdk/issues";
+} from "../../client/schemas";
+import { describeIssues, validationIssues } from "../../client/issues";
 import { HttpError, invalidArgument, notFound } from "../errors";
 import { materializeSources, type SourceOptions } from "../sources";
 import { readOnlyTargets } from "../sources/read-only";

@@ -7,7 +7,7 @@
  *   would take the upload for its own growth. `overwrite` false means an existing file is 409.
  */
 import { promises as fs, type promises } from "node:fs";
-import type { EnvironmentFile } from "../../sdk/schemas";
+import type { EnvironmentFile } from "../../client/schemas";
 import { chownTree, Directory, ensureDirectories, removeTree, withTree } from "../../confine";
 import { HttpError, invalidArgument } from "../errors";
 import { decodeToken, encodeToken, pageSizeOf } from "../store/paging";

@@ -12,7 +12,7 @@
  * arguments, an expired environment, no sandbox) are not recorded: no hook saw them.
  */
 import type { ToolCallResult } from "../../hooks/runtime";
-import type { RecordedToolCall, ToolCall } from "../../sdk/schemas";
+import type { RecordedToolCall, ToolCall } from "../../client/schemas";
 import { invalidArgument } from "../errors";
 import type { Store, ToolCallBounds, ToolCallRow } from "../store";
 import { keysetPage } from "../store/paging";

@@ -27,8 +27,8 @@
  * Each call the hooks saw is recorded (`recorded-calls.ts`), in the order the calls ran.
  */
 import { executeWithHooks, type ToolCallResult } from "../../hooks/runtime";
-import { atPath, describeIssues } from "../../sdk/issues";
-import type { ToolCall } from "../../sdk/schemas";
+import { atPath, describeIssues } from "../../client/issues";
+import type { ToolCall } from "../../client/schemas";
 import { HttpError } from "../errors";
 import { assertSandboxRunnable, DEFAULT_LIMITS, existingReadOnly, parseToolCall, runTool, SandboxError, sandboxHooks, type EgressPort } from "../sandbox";
 import type { TreeStore } from "../trees";

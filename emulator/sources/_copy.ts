@@ -6,7 +6,7 @@
  */
 import { constants as fsConstants, promises as fs } from "node:fs";
 import path from "node:path";
-import { formatIssuePath, type Issue } from "../../sdk/issues";
+import { formatIssuePath, type Issue } from "../../client/issues";
 import { invalidArgument } from "../errors";
 import { symlinkStaysInside, walk, withTree, type EntryKind } from "../../confine";
 import { ensureDirectories } from "./_build-dirs";

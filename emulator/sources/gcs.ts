@@ -28,7 +28,7 @@ import path from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Bucket, File, Storage } from "@google-cloud/storage";
-import { pathLengthProblem, targetPathProblem, type Source } from "../../sdk/schemas";
+import { pathLengthProblem, targetPathProblem, type Source } from "../../client/schemas";
 import { ensureDirectories } from "./_build-dirs";
 import { HttpError, invalidArgument } from "../errors";
 import { spend, type Budget } from "./_copy";

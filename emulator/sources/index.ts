@@ -9,7 +9,7 @@
  */
 import { lstatSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { Source } from "../../sdk/schemas";
+import type { Source } from "../../client/schemas";
 import { HttpError, invalidArgument } from "../errors";
 import type { TreeStats } from "../trees";
 import { spend, type Budget } from "./_copy";

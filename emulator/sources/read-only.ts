@@ -4,7 +4,7 @@
  * where tamper resistance matters; an agent's tools and hooks can read these paths but not change
  * them. Inline sources stay writable, as the spec warns.
  */
-import type { Source } from "../../sdk/schemas";
+import type { Source } from "../../client/schemas";
 import { parseRepository } from "./repository";
 
 export function readOnlyTargets(sources: readonly Source[]): string[] {

@@ -16,7 +16,7 @@ import { execFile } from "node:child_process";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { targetPathProblem, type Source } from "../../sdk/schemas";
+import { targetPathProblem, type Source } from "../../client/schemas";
 import { HttpError, invalidArgument } from "../errors";
 import { copyTree, type Budget } from "./_copy";
 

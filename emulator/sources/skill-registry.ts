@@ -5,7 +5,7 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { targetPathProblem, type Source } from "../../sdk/schemas";
+import { targetPathProblem, type Source } from "../../client/schemas";
 import { HttpError, invalidArgument } from "../errors";
 import { copyTree, type Budget } from "./_copy";
 

@@ -3,7 +3,7 @@
  * earlier data directory's database up to date (idempotent: it runs at every start).
  */
 import type Database from "better-sqlite3";
-import type { CredentialType } from "../../sdk/schemas";
+import type { CredentialType } from "../../client/schemas";
 
 /** An environment's metadata: hot, small, read and written on every file read and tool call. */
 export interface EnvironmentRow {

@@ -9,7 +9,7 @@
  * walks its tree once; any other change to the tree (an upload) moves the environment's `updated_ms`,
  * which invalidates it.
  */
-import { formatBytes, formatCount } from "../../sdk/units";
+import { formatBytes, formatCount } from "../../client/units";
 import { removeFile, truncateFile, type FileEntry, type TreeWalk } from "./snapshot";
 
 export interface TreeLimits {

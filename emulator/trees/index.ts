@@ -12,7 +12,7 @@ import path from "node:path";
 import { randomBytes } from "node:crypto";
 import mime from "mime-types";
 import { chownTree, ConfineError, copyContents, countFiles, Directory, exclusive, release, removeTree, resolve, walk, withTree, type Owner } from "../../confine";
-import { pathLengthProblem } from "../../sdk/schemas";
+import { pathLengthProblem } from "../../client/schemas";
 import { removeHostView } from "../sandbox";
 import { HttpError, invalidArgument, notFound } from "../errors";
 

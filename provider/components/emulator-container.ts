@@ -15,7 +15,7 @@
  * removes the container and the volume.
  */
 import * as pulumi from "../contracts/pulumi-sdk";
-import { issueAt } from "../../sdk/issues";
+import { issueAt } from "../../client/issues";
 import { InvalidInputError } from "../contracts/errors";
 import { requireOptionalPeer } from "../contracts/optional-peer";
 import * as apiKeyProvider from "./emulator-api-key-provider";

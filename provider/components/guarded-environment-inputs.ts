@@ -8,7 +8,7 @@ import { z } from "zod";
 import { HooksTestCases } from "../../hooks/cases";
 import { LINT_CODES } from "../../hooks/lint";
 import { HooksConfigInput } from "./hooks-config-inputs";
-import { Source } from "../../sdk/schemas";
+import { Source } from "../../client/schemas";
 import { EnvironmentStatus, NetworkDeclared, UpdateStrategyDeclared } from "../environment/inputs";
 
 /** The linter's codes (hooks/README.md has each one's severity and fix); only warnings can be acknowledged. */

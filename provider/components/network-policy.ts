@@ -15,8 +15,8 @@
  */
 import * as pulumi from "../contracts/pulumi-sdk";
 import { domainMatches } from "../../hooks/egress-match";
-import { AllowlistEntry } from "../../sdk/schemas";
-import { issueAt, validationIssues } from "../../sdk/issues";
+import { AllowlistEntry } from "../../client/schemas";
+import { issueAt, validationIssues } from "../../client/issues";
 import { InvalidInputError } from "../contracts/errors";
 import { Credential } from "../credential/resource";
 import type { AllowlistEntryArgs, NetworkArgs } from "../environment/resource";

@@ -5,7 +5,7 @@
  * contracts/configuration.ts resolves the same values at run time.
  */
 import { z } from "zod";
-import { API_KEY_ENV_VARS, BASE_URL_ENV_VAR, DEFAULTS } from "../../sdk/config";
+import { API_KEY_ENV_VARS, BASE_URL_ENV_VAR, DEFAULTS } from "../../client/config";
 
 export const ProviderConfigInputs = z
   .object({

@@ -10,8 +10,8 @@
  * 2. the environment: `GOOGLE_API_KEY` / `GEMINI_API_KEY`, `GOOGLE_GEMINI_BASE_URL`.
  */
 import { createHash } from "node:crypto";
-import type { EnvironmentsClient } from "../../sdk/client";
-import type { EnvironmentsClientOptions } from "../../sdk/config";
+import type { EnvironmentsClient } from "../../client/client";
+import type { EnvironmentsClientOptions } from "../../client/config";
 
 export const CONFIG_NAMESPACE = "gemini-environments";
 
@@ -89,14 +89,14 @@ export function clientOptions(): EnvironmentsClientOptions {
 const clients = new Map<string, EnvironmentsClient>();
 
 export function providerClient(): EnvironmentsClient {
-  const { API_KEY_ENV_VARS, BASE_URL_ENV_VAR } = require("../../sdk/config") as typeof import("../../sdk/config");
+  const { API_KEY_ENV_VARS, BASE_URL_ENV_VAR } = require("../../client/config") as typeof import("../../client/config");
   const options = clientOptions();
   const apiKey = options.apiKey ?? API_KEY_ENV_VARS.map((name) => process.env[name]).find(Boolean);
   const baseUrl = options.baseUrl ?? process.env[BASE_URL_ENV_VAR];
   const key = createHash("sha256").update(JSON.stringify([apiKey, baseUrl])).digest("hex");
   let client = clients.get(key);
   if (!client) {
-    const { EnvironmentsClient } = require("../../sdk/client") as typeof import("../../sdk/client");
+    const { EnvironmentsClient } = require("../../client/client") as typeof import("../../client/client");
     client = new EnvironmentsClient(options); // throws ConfigurationError, naming where keys go, when there is none
     clients.set(key, client);
   }

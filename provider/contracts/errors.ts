@@ -6,7 +6,7 @@
  *   InvalidInputError   GENV_INVALID_INPUT         a value that cannot work, e.g. `NetworkPolicy.allow("https://x")`
  *   └─ HookBundleError  GENV_INVALID_HOOK_BUNDLE   a hook bundle that cannot be built
  */
-import { describeIssues, renderIssue, type Issue } from "../../sdk/issues";
+import { describeIssues, renderIssue, type Issue } from "../../client/issues";
 
 export class InvalidInputError extends Error {
   override name = "InvalidInputError";

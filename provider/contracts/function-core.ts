@@ -12,9 +12,9 @@
  * adapter hands it a client. A result holds no secret: the API returns none to a lookup.
  */
 import type { z } from "zod";
-import type { EnvironmentsClient } from "../../sdk/client";
-import { isNotFound } from "../../sdk/errors";
-import { validationIssues } from "../../sdk/issues";
+import type { EnvironmentsClient } from "../../client/client";
+import { isNotFound } from "../../client/errors";
+import { validationIssues } from "../../client/issues";
 import { InvalidInputError } from "./errors";
 import { propertyMeta } from "./resource-schema";
 

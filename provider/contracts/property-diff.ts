@@ -3,7 +3,7 @@
  * (`sources[1].content`), so that a preview names exactly what forces a replacement. The paths are
  * written as issue paths are (`formatIssuePath`): one notation for a place in a value.
  */
-import { formatIssuePath } from "../../sdk/issues";
+import { formatIssuePath } from "../../client/issues";
 
 export type ChangeKind = "add" | "delete" | "update";
 

@@ -7,8 +7,8 @@
  * A core never imports `@pulumi/pulumi` (the plugin loads it lazily) and never reads configuration:
  * the adapter hands it a client.
  */
-import type { EnvironmentsClient } from "../../sdk/client";
-import { renderIssue, type Issue } from "../../sdk/issues";
+import type { EnvironmentsClient } from "../../client/client";
+import { renderIssue, type Issue } from "../../client/issues";
 import type { ChangeKind } from "./property-diff";
 
 /** A check failure: the top-level property, and a reason that starts with the full path (`sources[2].target: …`). */

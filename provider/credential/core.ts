@@ -7,10 +7,10 @@
  * `diff` compares old and new inputs: a rotated token is an in-place update, a PATCH whose
  * `update_mask` lists exactly the changed wire fields.
  */
-import { createCredentialConverging } from "../../sdk/converge";
-import { isAlreadyExists, isNotFound } from "../../sdk/errors";
-import { CREDENTIAL_TYPES, CredentialId, CreateCredentialRequest, type Credential, type CredentialType, type UpdateCredentialRequest } from "../../sdk/schemas";
-import { issueAt, validationIssues, type Issue } from "../../sdk/issues";
+import { createCredentialConverging } from "../../client/converge";
+import { isAlreadyExists, isNotFound } from "../../client/errors";
+import { CREDENTIAL_TYPES, CredentialId, CreateCredentialRequest, type Credential, type CredentialType, type UpdateCredentialRequest } from "../../client/schemas";
+import { issueAt, validationIssues, type Issue } from "../../client/issues";
 import { CredentialInputs, INPUT_PROPERTY, defaultCredentialId, SECRET_PROPERTIES, TYPE_FIELDS, WIRE_FIELD, wireFields, type CredentialOutputs, type FieldProperty } from "./inputs";
 import { containsUnknown } from "../environment/inputs";
 import { propertyChanges } from "../contracts/property-diff";

@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { CREDENTIAL_TYPES, CredentialType, InjectionLocation } from "../../sdk/schemas";
+import { CREDENTIAL_TYPES, CredentialType, InjectionLocation } from "../../client/schemas";
 import { bindableOr, propertiesOf, type InputsOf } from "../contracts/resource-schema";
 
 // ---------------------------------------------------------------------------------------------

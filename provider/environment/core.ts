@@ -16,11 +16,11 @@
  */
 import { isDeepStrictEqual } from "node:util";
 import type { z } from "zod";
-import type { EnvironmentsClient } from "../../sdk/client";
-import { createEnvironmentConverging } from "../../sdk/converge";
-import { isNotFound } from "../../sdk/errors";
-import { createEnvironmentRequest, Source, type CreateEnvironmentRequest, type Environment } from "../../sdk/schemas";
-import { atPath, issueAt, validationIssues, type Issue } from "../../sdk/issues";
+import type { EnvironmentsClient } from "../../client/client";
+import { createEnvironmentConverging } from "../../client/converge";
+import { isNotFound } from "../../client/errors";
+import { createEnvironmentRequest, Source, type CreateEnvironmentRequest, type Environment } from "../../client/schemas";
+import { atPath, issueAt, validationIssues, type Issue } from "../../client/issues";
 import { InvalidInputError } from "../contracts/errors";
 import type * as HooksCheck from "./hooks-check";
 import { containsUnknown, EnvironmentComputed, EnvironmentInputs, type EnvironmentOutputs } from "./inputs";

@@ -14,8 +14,8 @@
  * a credential in a header without its value, and a JSON syntax error is reported by position only.
  */
 import { lintHooks } from "../../hooks/lint";
-import { issueAt, type Issue } from "../../sdk/issues";
-import { Network } from "../../sdk/schemas";
+import { issueAt, type Issue } from "../../client/issues";
+import { Network } from "../../client/schemas";
 import { containsUnknown } from "./inputs";
 
 /** Where the hook runtime looks for hooks.json, relative to the environment root. */

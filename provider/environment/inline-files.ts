@@ -9,9 +9,9 @@
  * later source writes at, above or below its target: its file then holds exactly its content, as at
  * create. The same rule says which hook files refresh can compare with what is declared.
  */
-import type { EnvironmentsClient } from "../../sdk/client";
-import { isNotFound } from "../../sdk/errors";
-import type { Source } from "../../sdk/schemas";
+import type { EnvironmentsClient } from "../../client/client";
+import { isNotFound } from "../../client/errors";
+import type { Source } from "../../client/schemas";
 import { propertyChanges } from "../contracts/property-diff";
 
 /** An inline source's file: its index among the sources, its path, its bytes. */

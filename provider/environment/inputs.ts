@@ -6,7 +6,7 @@
  * `EnvironmentInputs`; a new output one entry in `EnvironmentComputed`.
  */
 import { z } from "zod";
-import { AllowlistEntry, DEFAULT_ENVIRONMENT_MODE, EnvironmentMode, HeaderMap, Network, Source } from "../../sdk/schemas";
+import { AllowlistEntry, DEFAULT_ENVIRONMENT_MODE, EnvironmentMode, HeaderMap, Network, Source } from "../../client/schemas";
 import { bindableOr, type InputsOf } from "../contracts/resource-schema";
 
 // ---------------------------------------------------------------------------------------------

@@ -6,8 +6,8 @@
  * resource's (credential/inputs.ts).
  */
 import { z } from "zod";
-import type { Credential } from "../../sdk/schemas";
-import { issueAt } from "../../sdk/issues";
+import type { Credential } from "../../client/schemas";
+import { issueAt } from "../../client/issues";
 import { CredentialComputed, CredentialInputs, CredentialOutputs } from "../credential/inputs";
 import { InvalidInputError } from "../contracts/errors";
 import { described, orNotFound, type FunctionCore } from "../contracts/function-core";

@@ -5,11 +5,11 @@
  */
 import { isUtf8 } from "node:buffer";
 import { z } from "zod";
-import type { EnvironmentsClient } from "../../sdk/client";
-import { isNotFound } from "../../sdk/errors";
-import { issueAt } from "../../sdk/issues";
-import type { EnvironmentFile } from "../../sdk/schemas";
-import { formatBytes } from "../../sdk/units";
+import type { EnvironmentsClient } from "../../client/client";
+import { isNotFound } from "../../client/errors";
+import { issueAt } from "../../client/issues";
+import type { EnvironmentFile } from "../../client/schemas";
+import { formatBytes } from "../../client/units";
 import { InvalidInputError } from "../contracts/errors";
 import { orNotFound, type FunctionCore } from "../contracts/function-core";
 import { GetEnvironmentArgs, unknownEnvironment } from "./environments";

@@ -7,8 +7,8 @@
  * the API returns it at create only.
  */
 import { z } from "zod";
-import type { Environment } from "../../sdk/schemas";
-import { issueAt } from "../../sdk/issues";
+import type { Environment } from "../../client/schemas";
+import { issueAt } from "../../client/issues";
 import { EnvironmentComputed, EnvironmentInputs } from "../environment/inputs";
 import { InvalidInputError } from "../contracts/errors";
 import { described, orNotFound, type FunctionCore } from "../contracts/function-core";

@@ -13,7 +13,7 @@ import { GUARDED_ENVIRONMENT_TYPE, GuardedEnvironment } from "../components/guar
 import { HookBundleInput } from "../components/guarded-environment-inputs";
 import { HookBundle } from "../components/hook-bundle";
 import { hooksConfigToWire } from "../components/hooks-config-inputs";
-import { formatIssuePath, validationIssues, type Issue } from "../../sdk/issues";
+import { formatIssuePath, validationIssues, type Issue } from "../../client/issues";
 import { Environment } from "./resources";
 import { schemaPath, withWireNames } from "../contracts/resource-schema";
 

@@ -54,7 +54,7 @@ const CORES: Record<string, () => AnyCore> = {
 export function loadEverything(): void {
   for (const load of Object.values(CORES)) load();
   (require("../functions/catalog") as typeof import("../functions/catalog")).allFunctions();
-  require("../../sdk/client");
+  require("../../client/client");
   require("./components");
   // A HookBundle's policy cases, run at preview in the local sandbox (hook-bundle.ts imports it on first use).
   require("../../emulator/sandbox/policy-cases");
@@ -67,7 +67,7 @@ export function loadEverything(): void {
  * in the meantime is served between two modules.
  */
 export async function warmUp(): Promise<void> {
-  const steps = [() => require("zod"), () => require("../../sdk/client"), CORES[`${CONFIG_NAMESPACE}:index:Environment`]];
+  const steps = [() => require("zod"), () => require("../../client/client"), CORES[`${CONFIG_NAMESPACE}:index:Environment`]];
   for (const load of steps) {
     await nextTurn();
     try {

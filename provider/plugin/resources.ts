@@ -13,7 +13,7 @@
  */
 import * as pulumi from "../contracts/pulumi-sdk";
 import type { LintCode } from "../../hooks/lint";
-import { issueAt } from "../../sdk/issues";
+import { issueAt } from "../../client/issues";
 import { credentialRegistration, type CredentialArgs } from "../credential/resource";
 import type { CredentialOutputs } from "../credential/inputs";
 import { ENVIRONMENT_COMPUTED, environmentOptions, type EnvironmentArgs, type EnvironmentResource, type NetworkArgs, type SourceArgs } from "../environment/resource";

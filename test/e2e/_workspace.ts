@@ -16,8 +16,8 @@ import { promisify } from "node:util";
 import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation";
 
 import { createPackedWorkspace, type PackedWorkspace } from "../../devtools/packed-workspace";
-import { EnvironmentsClient } from "../../sdk/client";
-import { isNotFound } from "../../sdk/errors";
+import { EnvironmentsClient } from "../../client/client";
+import { isNotFound } from "../../client/errors";
 import { startTestEmulator, TEST_KEY, type TestEmulator } from "../support/emulator";
 import type { EmulatorOptions } from "../../emulator/server";
 import { ENGINE_BUILD_TIMEOUT_MS, pulumiCommand, pulumiEngine, pythonSdkVenvBinDir, pythonVenvBinDir, repoRoot, type PulumiEngine } from "./engine";

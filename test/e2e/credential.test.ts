@@ -8,7 +8,7 @@ import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 
 import { ownerOf } from "../../emulator/api";
-import { isNotFound } from "../../sdk/errors";
+import { isNotFound } from "../../client/errors";
 import { TEST_KEY } from "../support/emulator";
 import { E2E_TEST_TIMEOUT_MS, program, useE2E } from "./_workspace";
 

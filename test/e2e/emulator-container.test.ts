@@ -16,7 +16,7 @@ import { promisify } from "node:util";
 import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation";
 
 import { createPackedWorkspace, type PackedWorkspace } from "../../devtools/packed-workspace";
-import { EnvironmentsClient } from "../../sdk/client";
+import { EnvironmentsClient } from "../../client/client";
 import { ENGINE_BUILD_TIMEOUT_MS, pulumiCommand, pulumiEngine, repoRoot, type PulumiEngine } from "./engine";
 import { docker, dockerBridgeNeeds, freePort, machineNeeds, runScript } from "./_emulator-image";
 import { describeNeeding } from "../support/prerequisites";

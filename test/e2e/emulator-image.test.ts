@@ -13,8 +13,8 @@ import { randomBytes } from "node:crypto";
 
 import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation";
 
-import { EnvironmentsClient } from "../../sdk/client";
-import { EnvironmentsApiError } from "../../sdk/errors";
+import { EnvironmentsClient } from "../../client/client";
+import { EnvironmentsApiError } from "../../client/errors";
 import { ENGINE_BUILD_TIMEOUT_MS, pulumiCommand, pulumiEngine, repoRoot, type PulumiEngine } from "./engine";
 import { docker, freePort, localCaCertificates, machineNeeds, runScript, startBuildkit, typeCheckImageProgram, waitFor, writeImageProgram, type Buildkit } from "./_emulator-image";
 import { describeNeeding } from "../support/prerequisites";

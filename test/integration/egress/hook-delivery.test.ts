@@ -1,4 +1,4 @@
-import type { Network } from "../../../sdk/schemas";
+import type { Network } from "../../../client/schemas";
 import { refuseOutgoingConnections, startProxy, startUpstream, type Upstream } from "./_servers";
 
 // The audit-logging example of spec/HOOKS.md, with the telemetry host routed to a local upstream.

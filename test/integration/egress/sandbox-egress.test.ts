@@ -1,6 +1,6 @@
 import { runCommandHook, runInSandbox, runTool } from "../../../emulator/sandbox";
 import type { SandboxEgress } from "../../../emulator/sandbox";
-import type { Network } from "../../../sdk/schemas";
+import type { Network } from "../../../client/schemas";
 import { makeTree } from "../../support/trees";
 import { refuseOutgoingConnections, startProxy, startUpstream, type Upstream } from "./_servers";
 

@@ -2,7 +2,7 @@
  * The resource cores create through sdk/converge.ts, so both adapters (the dynamic provider and the
  * plugin) do: an environment or credential whose create answer is lost is found again, not made twice.
  */
-import { EnvironmentsClient } from "../../../sdk";
+import { EnvironmentsClient } from "../../../client";
 import { ownerOf } from "../../../emulator/api";
 import { credentialCore } from "../../../provider/credential/core";
 import { environmentCore } from "../../../provider/environment/core";

@@ -10,7 +10,7 @@ import { credentialCore } from "../../../provider/credential/core";
 import { identityOfUrn } from "../../../provider/contracts/resource-core";
 import { UNKNOWN } from "../../../provider/environment/inputs";
 import { ownerOf } from "../../../emulator/api";
-import { CREDENTIAL_SECRET_FIELDS } from "../../../sdk/schemas";
+import { CREDENTIAL_SECRET_FIELDS } from "../../../client/schemas";
 import { TEST_KEY } from "../../support/emulator";
 import { useProviderEmulator } from "../../support/provider-emulator";
 

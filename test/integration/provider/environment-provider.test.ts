@@ -4,7 +4,7 @@
  */
 import * as provider from "../../../provider/environment-provider";
 import { UNKNOWN, type EnvironmentOutputs } from "../../../provider/environment/inputs";
-import { EnvironmentsClient } from "../../../sdk/client";
+import { EnvironmentsClient } from "../../../client/client";
 import { inline, startTestEmulator, TEST_KEY } from "../../support/emulator";
 import { useProviderEmulator } from "../../support/provider-emulator";
 

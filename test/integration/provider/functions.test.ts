@@ -4,7 +4,7 @@
  * of a listing, the errors that name an unknown id, a directory or a missing path, and a credential's
  * secret found nowhere in a result.
  */
-import { EnvironmentsClient } from "../../../sdk/client";
+import { EnvironmentsClient } from "../../../client/client";
 import { callFunction, type FunctionCore } from "../../../provider/contracts/function-core";
 import { InvalidInputError } from "../../../provider/contracts/errors";
 import { functionOf } from "../../../provider/functions/catalog";

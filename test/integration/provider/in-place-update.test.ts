@@ -6,7 +6,7 @@
  */
 import * as provider from "../../../provider/environment-provider";
 import type { EnvironmentInputs, EnvironmentOutputs } from "../../../provider/environment/inputs";
-import { EnvironmentsClient } from "../../../sdk/client";
+import { EnvironmentsClient } from "../../../client/client";
 import { inline, TEST_KEY } from "../../support/emulator";
 import { useProviderEmulator } from "../../support/provider-emulator";
 

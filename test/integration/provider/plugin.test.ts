@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 
 import { createPackedWorkspace, type PackedWorkspace } from "../../../devtools/packed-workspace";
-import { EnvironmentsClient } from "../../../sdk/client";
+import { EnvironmentsClient } from "../../../client/client";
 import { defaultCredentialId } from "../../../provider/credential/inputs";
 import { inline, startTestEmulator, TEST_KEY, type TestEmulator } from "../../support/emulator";
 import { SECRET, startPlugin, type PluginClient } from "../../support/plugin-client";

@@ -2,7 +2,7 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { EnvironmentsClient } from "../../../sdk/client";
+import { EnvironmentsClient } from "../../../client/client";
 import { serveFromSources } from "../../support/genv-serve";
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), "genv-serve-env-"));

@@ -3,8 +3,8 @@
  * FAILED_PRECONDITION — before any hook runs, not retried by the client — saying why and what to do.
  * The server runs as a child process (`GENV_BWRAP`, capabilities are per process).
  */
-import { EnvironmentsClient } from "../../../sdk/client";
-import { EnvironmentsApiError } from "../../../sdk/errors";
+import { EnvironmentsClient } from "../../../client/client";
+import { EnvironmentsApiError } from "../../../client/errors";
 import { eventually, serveFromSources, type ServedCli } from "../../support/genv-serve";
 import { describeNeeding } from "../../support/prerequisites";
 

@@ -2,7 +2,7 @@
  * Creates that converge under the emulator's faults (`--faults`): a lost answer is adopted, never
  * duplicated; a create that provably did nothing is made again; a match it cannot tell apart is refused.
  */
-import { AmbiguousCreateError, createCredentialConverging, createEnvironmentConverging, EnvironmentsClient } from "../../../sdk";
+import { AmbiguousCreateError, createCredentialConverging, createEnvironmentConverging, EnvironmentsClient } from "../../../client";
 import { ownerOf } from "../../../emulator/api";
 import { inline, startTestEmulator, TEST_KEY, type TestEmulator } from "../../support/emulator";
 

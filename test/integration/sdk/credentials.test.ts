@@ -2,10 +2,10 @@
  * `client.credentials` against the emulator: the wire it sends (paths, update_mask, bodies) and what
  * it gives back — never a secret.
  */
-import { EnvironmentsClient, isAlreadyExists, isInvalidArgument, isNotFound, ValidationError } from "../../../sdk";
+import { EnvironmentsClient, isAlreadyExists, isInvalidArgument, isNotFound, ValidationError } from "../../../client";
 import { ownerOf } from "../../../emulator/api";
 import { startTestEmulator, TEST_KEY, type TestEmulator } from "../../support/emulator";
-import { formatIssuePath } from "../../../sdk/issues";
+import { formatIssuePath } from "../../../client/issues";
 
 let emulator: TestEmulator;
 let client: EnvironmentsClient;

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import * as path from "node:path";
-import { EnvironmentsClient, isNotFound } from "../../../sdk";
+import { EnvironmentsClient, isNotFound } from "../../../client";
 import { ownerOf } from "../../../emulator/api";
 import { inline, startTestEmulator, TEST_KEY, type TestEmulator } from "../../support/emulator";
 

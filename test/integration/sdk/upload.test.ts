@@ -2,8 +2,8 @@
  * `client.files.upload` against the emulator: the resumable protocol in 8 MiB chunks, overwrite,
  * extract, and the errors a caller sees.
  */
-import { EnvironmentsClient } from "../../../sdk/client";
-import { EnvironmentsApiError } from "../../../sdk/errors";
+import { EnvironmentsClient } from "../../../client/client";
+import { EnvironmentsApiError } from "../../../client/errors";
 import { startTestEmulator, TEST_KEY, type TestEmulator } from "../../support/emulator";
 
 let emulator: TestEmulator;

@@ -1,4 +1,4 @@
-import type { Network } from "../../../sdk/schemas";
+import type { Network } from "../../../client/schemas";
 import { jsonPointer, lintHooks, type Finding } from "../../../hooks/lint";
 import { auditLogging, auditNetwork, privacyGate, schemaExample, securityGate } from "./examples";
 

@@ -1,6 +1,6 @@
 import { check } from "../../../provider/environment-provider";
 import { UNKNOWN } from "../../../provider/environment/inputs";
-import type { Source } from "../../../sdk/schemas";
+import type { Source } from "../../../client/schemas";
 
 const hooksJson = (config: unknown): Source => ({ type: "inline", target: ".agents/hooks.json", content: JSON.stringify(config) });
 const script: Source = { type: "inline", target: ".agents/hooks-scripts/gate.py", content: "print('{}')" };

@@ -7,7 +7,7 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { EnvironmentsClient, type EnvironmentsClientOptions } from "../../../sdk";
+import { EnvironmentsClient, type EnvironmentsClientOptions } from "../../../client";
 
 export interface Received {
   method: string;

@@ -1,4 +1,4 @@
-import { ConfigurationError, EnvironmentsClient } from "../../../sdk";
+import { ConfigurationError, EnvironmentsClient } from "../../../client";
 import { ENV, json, startServer, type TestServer } from "./_server";
 
 describe("client configuration", () => {

@@ -1,5 +1,5 @@
-import type { EnvironmentsClient } from "../../../sdk";
-import { EnvironmentsApiError } from "../../../sdk";
+import type { EnvironmentsClient } from "../../../client";
+import { EnvironmentsApiError } from "../../../client";
 import { googleError, json, startServer, testClient, type Handler, type TestServer } from "./_server";
 
 const CREDENTIAL = { id: "gh-token", type: "bearer_token", status: "active", create_time: "2026-08-19T00:00:00Z", update_time: "2026-08-19T00:00:00Z" };

@@ -1,6 +1,6 @@
-import { ValidationError, type EnvironmentsClient } from "../../../sdk";
+import { ValidationError, type EnvironmentsClient } from "../../../client";
 import { ENV, json, startServer, testClient, type TestServer } from "./_server";
-import { formatIssuePath } from "../../../sdk/issues";
+import { formatIssuePath } from "../../../client/issues";
 
 // The happy paths (create, self_hosted create, get, fileMetadata, delete) run against the emulator:
 // test/integration/sdk/environments.test.ts. Here: what is refused before sending, and wire variants.

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { EnvironmentsClient } from "../../../sdk";
+import type { EnvironmentsClient } from "../../../client";
 import { googleError, startServer, testClient, type TestServer } from "./_server";
 
 describe("file download", () => {

@@ -1,6 +1,6 @@
-import { EnvironmentsApiError, isAlreadyExists, isNotFound, UnexpectedResponseError, type EnvironmentsClient } from "../../../sdk";
+import { EnvironmentsApiError, isAlreadyExists, isNotFound, UnexpectedResponseError, type EnvironmentsClient } from "../../../client";
 import { ENV, googleError, json, startServer, testClient, type TestServer } from "./_server";
-import { formatIssuePath } from "../../../sdk/issues";
+import { formatIssuePath } from "../../../client/issues";
 
 describe("error responses", () => {
   let server: TestServer;

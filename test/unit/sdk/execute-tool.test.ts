@@ -2,7 +2,7 @@
  * `EnvironmentsClient.executeTool` (emulator extension): validation before sending, and no retry where
  * the tool may have run. The request and a real hook's answer: test/integration/sdk/environments.test.ts.
  */
-import { ConnectionError, EnvironmentsApiError, ValidationError, type EnvironmentsClient } from "../../../sdk";
+import { ConnectionError, EnvironmentsApiError, ValidationError, type EnvironmentsClient } from "../../../client";
 import { googleError, json, useServersAndClients, type Handler, type TestServer } from "./_server";
 
 const RESULT = {

@@ -1,4 +1,4 @@
-import { UnexpectedResponseError, type EnvironmentsClient } from "../../../sdk";
+import { UnexpectedResponseError, type EnvironmentsClient } from "../../../client";
 import { ENV, json, startServer, testClient, type TestServer } from "./_server";
 
 describe("list paging", () => {

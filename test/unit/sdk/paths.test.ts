@@ -1,6 +1,6 @@
-import { ValidationError, type EnvironmentsClient } from "../../../sdk";
+import { ValidationError, type EnvironmentsClient } from "../../../client";
 import { ENV, json, startServer, testClient, type TestServer } from "./_server";
-import { formatIssuePath } from "../../../sdk/issues";
+import { formatIssuePath } from "../../../client/issues";
 
 describe("request paths", () => {
   let server: TestServer;

@@ -1,4 +1,4 @@
-import { ConnectionError, EnvironmentsApiError, TimeoutError } from "../../../sdk";
+import { ConnectionError, EnvironmentsApiError, TimeoutError } from "../../../client";
 import { ENV, googleError, json, refusedPort, useServersAndClients, type TestServer } from "./_server";
 
 describe("retries of CreateEnvironment (not idempotent)", () => {

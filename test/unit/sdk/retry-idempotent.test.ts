@@ -1,4 +1,4 @@
-import { ConnectionError, EnvironmentsApiError, type RetryEvent } from "../../../sdk";
+import { ConnectionError, EnvironmentsApiError, type RetryEvent } from "../../../client";
 import { ENV, googleError, json, refusedPort, useServersAndClients, type TestServer } from "./_server";
 
 describe("retries of GET and DELETE", () => {

@@ -1,5 +1,5 @@
-import { DEFAULTS, ConnectionError, EnvironmentsApiError, TimeoutError } from "../../../sdk";
-import { backoffMs, isRetryable, retryAfterMs } from "../../../sdk/retry";
+import { DEFAULTS, ConnectionError, EnvironmentsApiError, TimeoutError } from "../../../client";
+import { backoffMs, isRetryable, retryAfterMs } from "../../../client/retry";
 
 const policy = { ...DEFAULTS.retry };
 const apiError = (httpStatus: number) => new EnvironmentsApiError("x", { httpStatus, status: "X", body: "", headers: {} });

@@ -1,4 +1,4 @@
-import { AbortedError, TimeoutError, type EnvironmentsClient } from "../../../sdk";
+import { AbortedError, TimeoutError, type EnvironmentsClient } from "../../../client";
 import { ENV, googleError, json, startServer, testClient, type TestServer } from "./_server";
 
 describe("timeouts and abort signals", () => {

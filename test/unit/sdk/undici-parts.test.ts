@@ -1,5 +1,5 @@
 import * as undici from "undici";
-import { EnvironmentsClient } from "../../../sdk";
+import { EnvironmentsClient } from "../../../client";
 import { ENV } from "./_server";
 
 describe("the parts of undici the client loads on their own", () => {
