@@ -292,7 +292,7 @@ export async function benchFleet({ sizes = DEFAULT_FLEET_SIZES, userOptions = fa
     const state = {} as Record<Variant, { perEnvironment: number; inputs: number; copies: number }>;
     const sdkScript = path.join(scratch, "fleet-sdk.js");
     await fs.writeFile(sdkScript, SDK_SCRIPT);
-    const client = path.join(repoRoot, "dist", "sdk", "client.js");
+    const client = path.join(repoRoot, "dist", "client", "client.js");
     const requestsFile = path.join(scratch, "create.json");
     await fs.writeFile(requestsFile, JSON.stringify(Array.from({ length: count }, (_, i) => ({ sources: [...inputs.sources, { type: "inline", target: "workspace/task.txt", content: `task ${i}\n` }], network: "disabled" }))));
     const runSdk = (mode: string, file: string) => execFileAsync(process.execPath, [sdkScript, client, mode, file, String(ENGINE_PARALLEL)], { env, maxBuffer: 16 * 1024 * 1024 });

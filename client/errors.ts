@@ -140,7 +140,7 @@ export class UnexpectedResponseError extends EnvironmentsError {
 // Client-side errors
 // ---------------------------------------------------------------------------------------------
 
-/** A request refused before sending; `issues` name each field, e.g. `["sources", 0, "target"]` (sdk/issues.ts). */
+/** A request refused before sending; `issues` name each field, e.g. `["sources", 0, "target"]` (client/issues.ts). */
 export class ValidationError extends EnvironmentsError {
   override name = "ValidationError";
   readonly code = "GENV_VALIDATION";

@@ -1,5 +1,5 @@
 /**
- * The one issue model of every part — the sdk's validation, the sandbox, the provider's check,
+ * The one issue model of every part — the client's validation, the sandbox, the provider's check,
  * `HookBundle` and the CLI: `{path, code, message}`, collected as data and rendered once, at the edge
  * that shows it to a person (`sources[2].target: "../x" escapes the environment root`).
  *

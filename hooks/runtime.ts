@@ -36,7 +36,7 @@ import { lintHooks } from "./lint";
 import { matches } from "./matcher";
 import { type Handler, type HookEventName, HookDecision, HooksConfig, parseDecision } from "./schema";
 
-// ── result shapes (the wire's: sdk/schemas.ts, "Emulator extension") ─────────────────────────
+// ── result shapes (the wire's: client/schemas.ts, "Emulator extension") ─────────────────────────
 
 export type { HookRun, ToolCall };
 /** The pre or post hooks' verdict on a call. */

@@ -4,7 +4,7 @@
  * The engine writes a pending `creating` operation (URN and inputs) into the checkpoint before it
  * calls a provider's create, and removes it when the answer comes; a killed run leaves them. For each
  * one of our resource types (through the dynamic provider or the plugin) the recovery decides:
- * - Environment: the environments whose echoed spec equals the pending inputs (sdk/converge.ts,
+ * - Environment: the environments whose echoed spec equals the pending inputs (client/converge.ts,
  *   `environmentsCreatedLike`), created inside the interrupted run's window, and held by no state
  *   this backend knows (this stack's, and every other stack of the project). Pending creates of one
  *   spec are interchangeable: up to as many candidates as pending creates are adopted, the rest

@@ -8,7 +8,7 @@
  *   test suite runs (`EXAMPLES`), so that the page never shows a program that does not work;
  * - `docs/installation-configuration.md`: how to install each language's SDK, how to get the plugin,
  *   and every key of the provider's configuration (schema.json's `config.variables`) with the
- *   environment variables it falls back to (`CONFIG_ENVIRONMENT`, sdk/config.ts' names).
+ *   environment variables it falls back to (`CONFIG_ENVIRONMENT`, client/config.ts' names).
  *
  * `npm run schema` rewrites them; a test fails when the committed pages drift.
  */

@@ -1,6 +1,6 @@
 /**
  * The emulator, loaded when a command runs it (`genv serve`, the demo), never when the CLI, the
- * provider or the sdk load. The packages only the emulator uses are optional peer dependencies of
+ * provider or the client load. The packages only the emulator uses are optional peer dependencies of
  * pulumi-gemini-environments (and devDependencies, so a checkout's `npm ci` has them): a program
  * that only uses the provider installs no native module. Without them, the command says how to
  * install them. test/e2e/provider-install.test.ts installs the packed package without them.

@@ -2,7 +2,7 @@ import { describeIssues, type Issue } from "../../client/issues";
 
 /**
  * An error meant for the person at the terminal: printed without a stack, exits with `exitCode`.
- * A refused input carries its `issues` (sdk/issues.ts), rendered after what was refused:
+ * A refused input carries its `issues` (client/issues.ts), rendered after what was refused:
  * `cases file c.json: [0].expect: must be "allow" or "deny"`.
  */
 export class CLIError extends Error {

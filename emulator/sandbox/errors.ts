@@ -1,5 +1,5 @@
 /**
- * Errors of the sandbox module. Each carries a stable `code` (`GENV_…`, sdk/issues.ts) and the
+ * Errors of the sandbox module. Each carries a stable `code` (`GENV_…`, client/issues.ts) and the
  * canonical Google `status` the HTTP layer renders it with (`INVALID_ARGUMENT` → 400, …), so the
  * mapping is a lookup, never a match on message text. A refused tool call carries `issues` whose
  * paths start at the tool call (`["name"]`, `["args", "path"]`): a caller adds its own prefix

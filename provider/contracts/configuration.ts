@@ -82,7 +82,7 @@ export function clientOptions(): EnvironmentsClientOptions {
  * One client per key and base URL for the life of the provider process, so that the calls of a
  * deployment share pooled connections: against the hosted API each new client would open a new TLS
  * connection, once per resource of a refresh. Built on first use inside a provider method, never
- * captured by the serialized provider; idle sockets do not keep the process alive. The sdk's modules
+ * captured by the serialized provider; idle sockets do not keep the process alive. The client's modules
  * (undici, zod) are loaded then too, so that the plugin starts without them and one answering only
  * check and diff never loads the client.
  */

@@ -1,6 +1,6 @@
 /**
  * The errors the provider's program-side classes throw for a value the program gave (`HookBundle`,
- * `NetworkPolicy`). Each carries the issues (sdk/issues.ts) that name the fields, and a `GENV_` code;
+ * `NetworkPolicy`). Each carries the issues (client/issues.ts) that name the fields, and a `GENV_` code;
  * callers branch on the class or the code, never on the message.
  *
  *   InvalidInputError   GENV_INVALID_INPUT         a value that cannot work, e.g. `NetworkPolicy.allow("https://x")`

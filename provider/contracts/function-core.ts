@@ -5,7 +5,7 @@
  * properties taken from the resources' own (environment/inputs.ts, credential/inputs.ts), so that a
  * lookup and a resource name and describe a field alike — and `invoke` over plain values. Thin
  * adapters call it: the plugin's Invoke (plugin/provider.ts), and the TypeScript package's functions
- * (functions/direct.ts over the sdk client, functions/invoked.ts through the plugin). schema.json's
+ * (functions/direct.ts over the API client, functions/invoked.ts through the plugin). schema.json's
  * `functions` (scripts/generate-schema.ts) derive from the same schemas.
  *
  * As a resource core, a function never imports `@pulumi/pulumi` and never reads configuration: the

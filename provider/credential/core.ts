@@ -80,7 +80,7 @@ export const credentialCore: ResourceCore<CredentialInputs, CredentialOutputs> =
 
   async create(client, inputs) {
     const request = { id: inputs.credentialId, type: inputs.type, ...wireFields(inputs) } as CreateCredentialRequest;
-    // An answer lost after the credential was made is answered by reading it (sdk/converge.ts).
+    // An answer lost after the credential was made is answered by reading it (client/converge.ts).
     const { credential } = await createCredentialConverging(client, request).catch((error: unknown) => {
       if (!isAlreadyExists(error)) throw error;
       throw new Error(`credential ${inputs.credentialId} already exists (another stack or program owns it?): choose another credentialId, or delete it first`, {

@@ -39,7 +39,7 @@ const OUTPUTS = propertiesOf(EnvironmentComputed);
 const { toInput: WIRE_TO_INPUT } = wireNames(EnvironmentInputs);
 /** The create request's schema, its messages naming fields by their input names (`fromEnvironment`). */
 const InputsRequest = createEnvironmentRequest((wire) => WIRE_TO_INPUT[wire] ?? wire);
-/** Inputs only a `self_hosted` environment takes (sdk/schemas.ts checks them against `mode`). */
+/** Inputs only a `self_hosted` environment takes (client/schemas.ts checks them against `mode`). */
 const SELF_HOSTED_ONLY = ["systemInstruction", "customConfig"] as const;
 /** What adopt compares between the existing environment and the declared inputs. */
 const ADOPT_COMPARED = ["sources", "network", "mode", "systemInstruction", "customConfig"] as const;
@@ -131,7 +131,7 @@ export const environmentCore: ResourceCore<EnvironmentInputs, EnvironmentOutputs
     if (inputs.adopt !== undefined) return adoptExisting(client, inputs, inputs.adopt);
     const request = createRequestOf(inputs);
     // A create whose answer is lost (a reset, a timeout, a 5xx) is found again rather than made twice:
-    // sdk/converge.ts says how, and what it relies on.
+    // client/converge.ts says how, and what it relies on.
     const { environment } = await createEnvironmentConverging(client, request);
     // The create response is the only one that carries a self_hosted environment's key.
     return { id: environment.id, outs: outputsOf(environment, inputs) };

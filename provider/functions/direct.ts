@@ -1,6 +1,6 @@
 /**
  * The functions as the TypeScript package exports them at its top level, beside the dynamic-provider
- * resources: each calls the API from the program itself, through the sdk client, with the stack's
+ * resources: each calls the API from the program itself, through the API client (client/), with the stack's
  * `gemini-environments:` config or the environment's key and base URL (as the dynamic provider does),
  * so no plugin is needed. `plugin.getEnvironment` and the rest (functions/invoked.ts) invoke the
  * plugin instead, as the other languages do. The `…Output` forms take inputs and return an output.

@@ -1,5 +1,5 @@
 /**
- * The resource cores create through sdk/converge.ts, so both adapters (the dynamic provider and the
+ * The resource cores create through client/converge.ts, so both adapters (the dynamic provider and the
  * plugin) do: an environment or credential whose create answer is lost is found again, not made twice.
  */
 import { EnvironmentsClient } from "../../../client";

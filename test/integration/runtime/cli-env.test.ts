@@ -181,9 +181,9 @@ describe("every `genv …` command a message or the documentation names exists",
   const NOT_COMMANDS = new Set(["egress"]);
   const unknown = (named: Iterable<string>) => [...named].filter((words) => !NOT_COMMANDS.has(words.split(" ")[0]) && resolve(words.split(" ")) === undefined);
 
-  test("in cli/, emulator/, provider/, sdk/, hooks/, README.md and docs/", () => {
+  test("in cli/, emulator/, provider/, client/, hooks/, README.md and docs/", () => {
     const named = new Set<string>();
-    for (const file of [...["cli", "emulator", "provider", "sdk", "hooks"].flatMap((dir) => files(path.join(root, dir))), ...documentationFiles()]) {
+    for (const file of [...["cli", "emulator", "provider", "client", "hooks"].flatMap((dir) => files(path.join(root, dir))), ...documentationFiles()]) {
       for (const match of readFileSync(file, "utf8").matchAll(/`genv ((?:[a-z][a-z-]*)(?: [a-z][a-z-]*)?)/g)) named.add(match[1]);
     }
     expect(named).toContain("env get");

@@ -3,7 +3,7 @@ import { EnvironmentsClient } from "../../../client";
 import { ENV } from "./_server";
 
 describe("the parts of undici the client loads on their own", () => {
-  // The modules sdk/_undici.ts loads: if undici moved them, these would fail before the client did.
+  // The modules client/_undici.ts loads: if undici moved them, these would fail before the client did.
   it("are the Agent and the request method that undici's index exports", () => {
     expect(require("undici/lib/dispatcher/agent")).toBe(undici.Agent);
     expect((undici.Dispatcher.prototype as unknown as Record<string, unknown>).request).toBe(require("undici/lib/api/api-request"));

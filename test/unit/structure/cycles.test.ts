@@ -17,7 +17,7 @@ import * as path from "node:path";
 import * as ts from "typescript";
 
 const ROOT = path.resolve(__dirname, "../../..");
-const SHIPPED = ["sdk", "hooks", "provider", "policy", "emulator", "cli", "confine", "devtools"];
+const SHIPPED = ["client", "hooks", "provider", "policy", "emulator", "cli", "confine", "devtools"];
 const EVERYWHERE = [...SHIPPED, "bench", "scripts", "test", "index.ts"];
 const SKIP = new Set(["node_modules", "dist", "fixtures"]);
 
@@ -122,7 +122,7 @@ describe("import structure", () => {
   it("finds the shipped code and its imports", () => {
     // a guard against a checker that silently reads nothing
     expect(shipped.size).toBeGreaterThan(100);
-    expect(shipped.get("sdk/client.ts")!.length).toBeGreaterThan(3);
+    expect(shipped.get("client/client.ts")!.length).toBeGreaterThan(3);
   });
 
   it("has no file cycle in the shipped code", () => {
