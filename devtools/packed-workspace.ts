@@ -30,8 +30,8 @@ import { promisify } from "node:util";
 const execFileAsync = promisify(execFile);
 
 const PACKAGE_NAME = "pulumi-gemini-environments";
-/** Sources compiled into the package (tsconfig.build.json) plus the files the tarball ships. */
-const PACKAGE_INPUTS = ["index.ts", "confine", "sdk", "hooks", "provider", "policy", "policy-pack", "emulator", "cli", "devtools", "bench", "bin", "scripts/generate-schema.ts", "package.json", "README.md", "schema.json", "tsconfig.json", "tsconfig.build.json"];
+/** The files that steer the build and the pack, whatever tsconfig.build.json and package.json list. */
+const PACKAGE_CONFIG = ["package.json", "README.md", "schema.json", "tsconfig.json", "tsconfig.build.json"];
 /** Example files that are not part of a program run. */
 const EXAMPLE_SKIP = new Set(["package.json", "package-lock.json", "tsconfig.json", ".npmrc", ".gitignore", "README.md", "node_modules", "bin"]);
 
@@ -238,6 +238,29 @@ async function packBuilt(repoRoot: string, log: (line: string) => void): Promise
   return packBuilt(repoRoot, log);
 }
 
+/**
+ * The package's inputs, repository-relative: what tsconfig.build.json compiles (its `include`), what
+ * package.json ships (its `files`, less the `!` exclusions and the compiler's `outDir`, which the build
+ * makes), and PACKAGE_CONFIG. Read from the build's own files, so that a folder added to the build or
+ * renamed in it is in the pack cache's hash without a second list to keep, e.g.
+ * `["README.md", "bench", "bin", "cli", "client", …]`.
+ */
+export function packageInputs(repoRoot: string): string[] {
+  const ts: typeof import("typescript") = require(require.resolve("typescript", { paths: [repoRoot, __dirname] }));
+  const readConfig = (file: string): { extends?: string; include?: string[]; compilerOptions?: { outDir?: string } } => {
+    const { config, error } = ts.readConfigFile(path.join(repoRoot, file), ts.sys.readFile);
+    if (error) throw new Error(`${file}: ${ts.flattenDiagnosticMessageText(error.messageText, "\n")}`);
+    return config;
+  };
+  const build = readConfig("tsconfig.build.json");
+  const outDir = build.compilerOptions?.outDir ?? (build.extends ? readConfig(build.extends).compilerOptions?.outDir : undefined);
+  const normalize = (entry: string) => path.posix.normalize(entry).replace(/\/$/, "");
+  const built = (entry: string) => outDir !== undefined && (entry === normalize(outDir) || entry.startsWith(`${normalize(outDir)}/`));
+  const shipped = (JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { files?: string[] }).files ?? [];
+  const entries = [...(build.include ?? []), ...shipped.filter((entry) => !entry.startsWith("!")), ...PACKAGE_CONFIG].map(normalize);
+  return [...new Set(entries.filter((entry) => !built(entry)))].sort();
+}
+
 /** A hash over the package's inputs (paths and contents), e.g. `3f9a…`. */
 function hashInputs(repoRoot: string): string {
   const hash = createHash("sha256");
@@ -250,7 +273,7 @@ function hashInputs(repoRoot: string): string {
     }
     hash.update(relative).update("\0").update(fs.readFileSync(full)).update("\0");
   };
-  for (const input of PACKAGE_INPUTS) visit(input);
+  for (const input of packageInputs(repoRoot)) visit(input);
   return hash.digest("hex").slice(0, 16);
 }
 
