@@ -38,7 +38,7 @@ import { type Handler, type HookEventName, HookDecision, HooksConfig, parseDecis
 
 // ── result shapes (the wire's: client/schemas.ts, "Emulator extension") ─────────────────────────
 
-export type { HookRun, ToolCall };
+export type { ToolCall };
 /** The pre or post hooks' verdict on a call. */
 export type HooksVerdict = Pick<ExecuteToolResponse, "decision" | "reason" | "hooks">;
 /** The whole call: verdict, then the tool's result when it ran (`exit_code` for code_execution). */

@@ -23,9 +23,8 @@ import { HOOKS_JSON_TARGET } from "../provider/environment/hooks-check";
 
 export const ENVIRONMENT_TYPES = typeTokensOf("Environment");
 
-/** Where the hook runtime finds hooks.json and its scripts, relative to the environment root. */
+/** Where the hook runtime finds hooks.json, relative to the environment root. */
 export { HOOKS_JSON_TARGET };
-export const HOOKS_SCRIPTS_DIR = ".agents/hooks-scripts";
 
 export interface SourceView {
   /** Its index in `sources`, for messages (`sources[3]`). */

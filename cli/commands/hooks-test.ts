@@ -26,7 +26,7 @@ import { hooksCommand } from "./hooks";
 
 // ── schema ──────────────────────────────────────────────────────────────────────────────────────
 
-export { caseName, HooksTestCase, HooksTestCases, runCases, type HooksUnderTest } from "../../emulator/sandbox/policy-cases";
+export { caseName, HooksTestCase, runCases, type HooksUnderTest } from "../../emulator/sandbox/policy-cases";
 
 export interface CaseOutcome {
   name: string;

@@ -21,9 +21,6 @@ import { repoRoot } from "./engine";
 export const LANGUAGES = ["typescript", "python", "go", "yaml"] as const;
 export type Language = (typeof LANGUAGES)[number];
 
-/** The file a program of each language is written in. */
-export const MAIN_FILE: Record<Language, string> = { typescript: "index.ts", python: "__main__.py", go: "main.go", yaml: "Pulumi.yaml" };
-
 const GO_EXAMPLE = path.join(repoRoot, "examples", "go-environment");
 
 /** A project of `language` named `name` with `source` as its program, beneath the workspace. */
