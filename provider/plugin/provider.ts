@@ -50,7 +50,10 @@ const CORES: Record<string, () => AnyCore> = {
   [`${CONFIG_NAMESPACE}:index:Credential`]: () => (require("../credential/core") as typeof import("../credential/core")).credentialCore as unknown as AnyCore,
 };
 
-/** Loads every module a call may load (scripts/pack-plugin traces what the plugin needs this way). */
+/**
+ * Loads every module a call may load (scripts/pack-plugin traces what the plugin needs this way).
+ * @public (called by scripts/pack-plugin, which knip does not read)
+ */
 export function loadEverything(): void {
   for (const load of Object.values(CORES)) load();
   (require("../functions/catalog") as typeof import("../functions/catalog")).allFunctions();
