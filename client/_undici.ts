@@ -2,7 +2,7 @@
  * The two parts of undici the client uses, loaded from their own modules: undici's index also loads
  * fetch, WebSocket, cookies, caches and mocks, which the client never uses, and that took about 30 ms
  * at every start of a plugin or a `genv` command (half of undici's load). They are the very objects
- * undici's index exports (test/unit/sdk/undici-parts.test.ts).
+ * undici's index exports (test/unit/client/undici-parts.test.ts).
  */
 import type { Agent as UndiciAgent, Dispatcher } from "undici";
 

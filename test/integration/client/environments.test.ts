@@ -2,7 +2,7 @@
  * `EnvironmentsClient`'s happy paths against the emulator over real HTTP: create (plain and
  * self_hosted), get, fileMetadata, delete, paging through environments and files, and executeTool with
  * a real hook. What the client sends is read from the emulator's request log; what it gives back is
- * compared with what the emulator holds. (Faults the emulator cannot produce stay in test/unit/sdk.)
+ * compared with what the emulator holds. (Faults the emulator cannot produce stay in test/unit/client.)
  */
 import { readFileSync } from "node:fs";
 import * as path from "node:path";

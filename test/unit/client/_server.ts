@@ -3,7 +3,7 @@
  *
  * Only for what the emulator cannot produce: HTTP-date Retry-After, 408/502/504, a repeated page
  * token, bodies a proxy would send, resets at chosen moments, wire variants (an empty 200, a 204).
- * The client's happy paths run against the emulator (test/integration/sdk/).
+ * The client's happy paths run against the emulator (test/integration/client/).
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";

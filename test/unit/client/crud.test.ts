@@ -3,7 +3,7 @@ import { ENV, json, startServer, testClient, type TestServer } from "./_server";
 import { formatIssuePath } from "../../../client/issues";
 
 // The happy paths (create, self_hosted create, get, fileMetadata, delete) run against the emulator:
-// test/integration/sdk/environments.test.ts. Here: what is refused before sending, and wire variants.
+// test/integration/client/environments.test.ts. Here: what is refused before sending, and wire variants.
 describe("environments and file metadata", () => {
   let server: TestServer;
   let client: EnvironmentsClient;

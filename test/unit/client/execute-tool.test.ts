@@ -1,6 +1,6 @@
 /**
  * `EnvironmentsClient.executeTool` (emulator extension): validation before sending, and no retry where
- * the tool may have run. The request and a real hook's answer: test/integration/sdk/environments.test.ts.
+ * the tool may have run. The request and a real hook's answer: test/integration/client/environments.test.ts.
  */
 import { ConnectionError, EnvironmentsApiError, ValidationError, type EnvironmentsClient } from "../../../client";
 import { googleError, json, useServersAndClients, type Handler, type TestServer } from "./_server";

@@ -9,7 +9,7 @@ describe("list paging", () => {
     await server.close();
   });
 
-  // Paging against the emulator: test/integration/sdk/environments.test.ts. Its tokens are URL-safe;
+  // Paging against the emulator: test/integration/client/environments.test.ts. Its tokens are URL-safe;
   // this one has reserved characters, and an empty page with a token follows.
   it("listAll sends a token with reserved characters percent-encoded, and goes on past an empty page", async () => {
     const pages: Record<string, unknown> = {
