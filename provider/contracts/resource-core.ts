@@ -42,21 +42,25 @@ export interface ResourceDiff {
 }
 
 /**
- * The resource a check is for, as its URN names it (`urn:pulumi:<stack>::<project>::<type>::<name>`):
- * what a default derived from the resource's identity needs (a Credential's `credentialId`). The
- * plugin has it from the engine; the dynamic provider does not, and its classes set such defaults.
+ * A resource as its URN names it (`urn:pulumi:<stack>::<project>::[<parent type>$]<type>::<name>`): which
+ * core serves it (`type`), and what a default derived from the resource's identity needs (a
+ * Credential's `credentialId`). The plugin has it from the engine; the dynamic provider does not, and
+ * its classes set such defaults.
  */
 export interface ResourceIdentity {
   project: string;
   stack: string;
+  /** The resource's own type token, without its parents' (`gemini-environments:index:Environment`). */
+  type: string;
   name: string;
 }
 
 /** The identity in a resource's URN; undefined for anything that is not one. */
 export function identityOfUrn(urn: string): ResourceIdentity | undefined {
-  const [stack, project, , ...name] = urn.replace(/^urn:pulumi:/, "").split("::");
-  if (!urn.startsWith("urn:pulumi:") || name.length === 0) return undefined;
-  return { project, stack, name: name.join("::") };
+  if (!urn.startsWith("urn:pulumi:")) return undefined;
+  const [stack, project, qualifiedType, ...name] = urn.slice("urn:pulumi:".length).split("::");
+  if (qualifiedType === undefined || name.length === 0) return undefined;
+  return { project, stack, type: qualifiedType.split("$").pop()!, name: name.join("::") };
 }
 
 export interface ReadResult<Inputs, Outputs> {

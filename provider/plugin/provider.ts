@@ -83,7 +83,7 @@ export async function warmUp(): Promise<void> {
 
 /** The core of the resource type in `urn` (`urn:pulumi:stack::project::parent$gemini-environments:index:Environment::name`). */
 function coreOf(urn: string): AnyCore {
-  const type = urn.split("::")[2]?.split("$").pop() ?? "";
+  const type = identityOfUrn(urn)?.type ?? "";
   const load = CORES[type];
   if (!load) throw new Error(`unknown resource type ${type} (this provider serves ${Object.keys(CORES).join(", ")})`);
   if (!profiling) return load();

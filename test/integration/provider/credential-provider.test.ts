@@ -61,7 +61,7 @@ describe("check", () => {
   test("with the URN the plugin is given, an omitted credentialId is the classes' default; a bad one still fails at the property", () => {
     const urn = "urn:pulumi:dev::proj::my:index:Parent$gemini-environments:index:Credential::github";
     const { credentialId: _omitted, ...declared } = bearer;
-    expect(identityOfUrn(urn)).toEqual({ project: "proj", stack: "dev", name: "github" });
+    expect(identityOfUrn(urn)).toEqual({ project: "proj", stack: "dev", type: "gemini-environments:index:Credential", name: "github" });
     expect(credentialCore.check(NO_OLDS, declared as CredentialInputs, identityOfUrn(urn))).toEqual({ inputs: { ...bearer, credentialId: defaultCredentialId("github", "proj", "dev") }, failures: [] });
     expect(credentialCore.check(NO_OLDS, { ...bearer, credentialId: "bad id" }, identityOfUrn(urn)).failures).toEqual([
       { property: "credentialId", reason: expect.stringMatching(/^credentialId: must be 1-128/) },
