@@ -1,0 +1,305 @@
+/**
+ * The Terraform schema of the provider, derived from the same zod schemas as schema.json
+ * (environment/inputs.ts, credential/inputs.ts, functions/, contracts/configuration-schema.ts): each
+ * property an attribute in snake_case (`fromEnvironment` → `from_environment`), its description from
+ * `.meta`, secret properties `sensitive`, objects and lists of objects nested attributes (not blocks:
+ * `network = { disabled = true }`, `sources = [{ type = "inline", … }]`).
+ *
+ * `terraformSchema()` is what GetProviderSchema sends (provider.ts) and what docs/terraform/ is
+ * generated from. Each attribute keeps its zod schema and core property name, so that values convert
+ * between Terraform's form and the core's (`_values.ts`) by the same table.
+ *
+ * Where Terraform's types cannot say what zod says:
+ * - a free-form JSON object (`custom_config`) is a string of JSON (`jsonencode({pool = "gpu"})`);
+ * - a union that takes the API's other forms (`bindableOr`) is its first, bindable branch, as in
+ *   schema.json (`network` the object, `injection_location` a list);
+ * - a Credential's `credential_id` is required: Pulumi derives a default from the resource's URN, but
+ *   Terraform gives a provider no resource address, so no default could be both stable and unique.
+ */
+import { z } from "zod";
+import { ProviderConfigInputs } from "../contracts/configuration-schema";
+import { BINDABLE, propertyMeta } from "../contracts/resource-schema";
+import { EnvironmentComputed, EnvironmentInputs } from "../environment/inputs";
+import { CredentialComputed, CredentialInputs } from "../credential/inputs";
+import type { FunctionCore } from "../contracts/function-core";
+import { getEnvironment, getEnvironments } from "../functions/environments";
+import { getEnvironmentFile } from "../functions/environment-file";
+import { getCredential, getCredentials } from "../functions/credentials";
+import { HooksDataArgs, HooksDataResult } from "./hooks";
+
+// ---------------------------------------------------------------------------------------------
+// The shape of a schema
+// ---------------------------------------------------------------------------------------------
+
+/** A cty type as Terraform's schema writes it in JSON: `"string"`, `["list", "string"]`, `["map", "string"]`. */
+export type CtyType = "string" | "number" | "bool" | "dynamic" | ["list", CtyType] | ["map", CtyType] | ["object", Record<string, CtyType>];
+
+/** One attribute: a value of `type`, or nested attributes (`nested`). */
+export interface TerraformAttribute {
+  /** Terraform's name, snake_case: `from_environment`. */
+  name: string;
+  /** The core's property (camelCase, `fromEnvironment`), or a nested field's own name. */
+  property: string;
+  description: string;
+  required: boolean;
+  optional: boolean;
+  computed: boolean;
+  sensitive: boolean;
+  /** The type of a value attribute; undefined for a nested one. */
+  type?: CtyType;
+  /** A nested attribute: one object (`single`) or a list of them (`list`). */
+  nested?: { nesting: "single" | "list"; attributes: TerraformAttribute[] };
+  /** A JSON object carried as a string (`custom_config`). */
+  json?: boolean;
+}
+
+export interface TerraformBlock {
+  /** The state's schema version: bumped when an attribute changes shape (UpgradeResourceState). */
+  version: number;
+  description: string;
+  attributes: TerraformAttribute[];
+}
+
+export interface TerraformSchema {
+  /** The provider's source address in the registry. */
+  source: string;
+  provider: TerraformBlock;
+  resources: Record<string, TerraformBlock>;
+  dataSources: Record<string, TerraformBlock>;
+}
+
+/** The provider's type name: every resource and data source is `geminienvironments_<name>`. */
+export const PROVIDER_NAME = "geminienvironments";
+export const SOURCE_ADDRESS = "gemini-environments/geminienvironments";
+
+/**
+ * State versions. Bump one when an attribute of the resource changes shape, and teach
+ * UpgradeResourceState (upgrade.ts) to carry the old shape over.
+ */
+export const SCHEMA_VERSIONS = { environment: 0, credential: 0 } as const;
+
+// ---------------------------------------------------------------------------------------------
+// The schema
+// ---------------------------------------------------------------------------------------------
+
+let cached: TerraformSchema | undefined;
+
+/** The provider's Terraform schema: its configuration, resources and data sources. */
+export function terraformSchema(): TerraformSchema {
+  cached ??= {
+    source: SOURCE_ADDRESS,
+    provider: {
+      version: 0,
+      description: "The Gemini Environments provider: its API key and base URL, each defaulting to an environment variable.",
+      attributes: attributesOf(ProviderConfigInputs, { optional: true }),
+    },
+    resources: {
+      [`${PROVIDER_NAME}_environment`]: {
+        version: SCHEMA_VERSIONS.environment,
+        description: terraformText(propertyMeta(EnvironmentInputs).description),
+        attributes: [
+          idAttribute("The environment's id, e.g. `env_abc123`."),
+          ...attributesOf(EnvironmentInputs),
+          ...attributesOf(EnvironmentComputed, { computed: true }),
+        ],
+      },
+      [`${PROVIDER_NAME}_credential`]: {
+        version: SCHEMA_VERSIONS.credential,
+        description: terraformText(propertyMeta(CredentialInputs).description),
+        attributes: [
+          idAttribute("The credential's id, the same as `credential_id`."),
+          ...attributesOf(CredentialInputs, { required: ["credentialId"] }),
+          ...attributesOf(CredentialComputed, { computed: true }),
+        ],
+      },
+    },
+    dataSources: {
+      [`${PROVIDER_NAME}_environment`]: functionBlock(getEnvironment),
+      [`${PROVIDER_NAME}_environments`]: functionBlock(getEnvironments),
+      [`${PROVIDER_NAME}_environment_file`]: functionBlock(getEnvironmentFile),
+      [`${PROVIDER_NAME}_credential`]: functionBlock(getCredential),
+      [`${PROVIDER_NAME}_credentials`]: functionBlock(getCredentials),
+      [`${PROVIDER_NAME}_hooks`]: {
+        version: 0,
+        description: terraformText(propertyMeta(HooksDataArgs).description),
+        attributes: [...attributesOf(HooksDataArgs), ...attributesOf(HooksDataResult, { computed: true })],
+      },
+    },
+  };
+  return cached;
+}
+
+/** The function core a data source reads through, by the data source's type name. */
+export const DATA_SOURCE_FUNCTIONS: Record<string, FunctionCore> = {
+  [`${PROVIDER_NAME}_environment`]: getEnvironment as unknown as FunctionCore,
+  [`${PROVIDER_NAME}_environments`]: getEnvironments as unknown as FunctionCore,
+  [`${PROVIDER_NAME}_environment_file`]: getEnvironmentFile as unknown as FunctionCore,
+  [`${PROVIDER_NAME}_credential`]: getCredential as unknown as FunctionCore,
+  [`${PROVIDER_NAME}_credentials`]: getCredentials as unknown as FunctionCore,
+};
+
+/** `fromEnvironment` → `from_environment`. */
+export function snakeCase(property: string): string {
+  return property.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+}
+
+/**
+ * A description in Terraform's names: a property named in backticks (`` `updateStrategy` ``) becomes
+ * its attribute (`` `update_strategy` ``); the rest of the text is the Pulumi reference's.
+ */
+export function terraformText(description: string): string {
+  return description.replace(/`([a-z]+(?:[A-Z][a-z0-9]*)+)`/g, (written, name: string) => (PROPERTY_NAMES.has(name) ? `\`${snakeCase(name)}\`` : written));
+}
+
+/** The properties a description may name (not every camelCase word is one: `inPlace` is a value). */
+const PROPERTY_NAMES = new Set(
+  [EnvironmentInputs, EnvironmentComputed, CredentialInputs, CredentialComputed, ProviderConfigInputs].flatMap((object) => Object.keys(object.shape)),
+);
+
+// ---------------------------------------------------------------------------------------------
+// zod → attributes
+// ---------------------------------------------------------------------------------------------
+
+interface Options {
+  /** Every attribute computed (outputs, a lookup's result). */
+  computed?: boolean;
+  /** Every attribute optional (the provider's configuration, which falls back to the environment). */
+  optional?: boolean;
+  /** Properties required although their schema is optional. */
+  required?: readonly string[];
+}
+
+function idAttribute(description: string): TerraformAttribute {
+  return { name: "id", property: "id", description, required: false, optional: false, computed: true, sensitive: false, type: "string" };
+}
+
+/** A data source over a function core: its arguments in, its result out (an argument the result repeats stays an argument). */
+function functionBlock(core: FunctionCore): TerraformBlock {
+  const args = attributesOf(core.args);
+  const names = new Set(args.map((attribute) => attribute.name));
+  const results = attributesOf(core.result, { computed: true }).filter((attribute) => !names.has(attribute.name));
+  return { version: 0, description: terraformText(core.description), attributes: [...args, ...results] };
+}
+
+function attributesOf(object: z.ZodObject, options: Options = {}): TerraformAttribute[] {
+  return Object.entries(object.shape).map(([property, schema]) => attributeOf(property, schema as z.ZodType, options));
+}
+
+function attributeOf(property: string, schema: z.ZodType, options: Options): TerraformAttribute {
+  const optionalInSchema = schema.safeParse(undefined).success || hasDefault(schema);
+  const computed = options.computed === true;
+  const required = !computed && !options.optional && (!optionalInSchema || (options.required?.includes(property) ?? false));
+  const attribute: TerraformAttribute = {
+    name: snakeCase(property),
+    property,
+    description: terraformText(descriptionOf(schema)),
+    required,
+    optional: !computed && !required,
+    computed,
+    sensitive: isSecret(schema),
+  };
+  const inner = bindable(unwrapped(schema));
+  const def = defOf(inner);
+  if (def.type === "object") {
+    attribute.nested = { nesting: "single", attributes: attributesOf(inner as z.ZodObject, { computed }) };
+  } else if (def.type === "array" && defOf(bindable(unwrapped(def.element as z.ZodType))).type === "object") {
+    attribute.nested = { nesting: "list", attributes: attributesOf(bindable(unwrapped(def.element as z.ZodType)) as z.ZodObject, { computed }) };
+  } else if (def.type === "record" && typeOf(def.valueType as z.ZodType) === "dynamic") {
+    attribute.type = "string";
+    attribute.json = true;
+  } else {
+    attribute.type = typeOf(inner);
+  }
+  return attribute;
+}
+
+/** The cty type of a value schema (no nested objects: those are nested attributes). */
+function typeOf(schema: z.ZodType): CtyType {
+  const def = defOf(bindable(unwrapped(schema)));
+  switch (def.type) {
+    case "string":
+    case "enum":
+    case "literal":
+      return "string";
+    case "number":
+    case "int":
+    case "bigint":
+      return "number";
+    case "boolean":
+      return "bool";
+    case "array":
+      return ["list", typeOf(def.element as z.ZodType)];
+    case "record":
+      return ["map", typeOf(def.valueType as z.ZodType)];
+    case "object":
+      return ["object", Object.fromEntries(Object.entries(def.shape as Record<string, z.ZodType>).map(([key, value]) => [snakeCase(key), typeOf(value)]))];
+    default:
+      return "dynamic";
+  }
+}
+
+interface ZodDef {
+  type: string;
+  [key: string]: unknown;
+}
+
+function defOf(schema: z.ZodType): ZodDef {
+  return (schema as unknown as { _zod: { def: ZodDef } })._zod.def;
+}
+
+/** The schema inside the wrappers that do not change a value's shape (optional, default, a transform's pipe, …). */
+function unwrapped(schema: z.ZodType): z.ZodType {
+  const def = defOf(schema);
+  switch (def.type) {
+    case "optional":
+    case "nullable":
+    case "default":
+    case "prefault":
+    case "readonly":
+    case "nonoptional":
+    case "catch":
+      return unwrapped(def.innerType as z.ZodType);
+    case "pipe":
+      return unwrapped(def.in as z.ZodType);
+    case "lazy":
+      return unwrapped((def.getter as () => z.ZodType)());
+    default:
+      return schema;
+  }
+}
+
+/** A `bindableOr` union's first branch; a union of literals and enums (a string either way) as its first; else the schema. */
+function bindable(schema: z.ZodType): z.ZodType {
+  const def = defOf(schema);
+  if (def.type !== "union") return schema;
+  const options = def.options as z.ZodType[];
+  if ((schema.meta() as Record<string, unknown> | undefined)?.[BINDABLE] || options.every((option) => ["literal", "enum", "string"].includes(defOf(unwrapped(option)).type))) {
+    return bindable(unwrapped(options[0]));
+  }
+  return schema;
+}
+
+function hasDefault(schema: z.ZodType): boolean {
+  const type = defOf(schema).type;
+  return type === "default" || type === "prefault";
+}
+
+/** The description of the outermost wrapper that has one. */
+function descriptionOf(schema: z.ZodType): string {
+  for (let current: z.ZodType | undefined = schema; current !== undefined; ) {
+    const description = (current.meta() as { description?: string } | undefined)?.description;
+    if (description) return description;
+    const def = defOf(current);
+    current = (def.innerType ?? def.in) as z.ZodType | undefined;
+  }
+  return "";
+}
+
+function isSecret(schema: z.ZodType): boolean {
+  for (let current: z.ZodType | undefined = schema; current !== undefined; ) {
+    if ((current.meta() as { secret?: boolean } | undefined)?.secret) return true;
+    const def = defOf(current);
+    current = (def.innerType ?? def.in) as z.ZodType | undefined;
+  }
+  return false;
+}
