@@ -1,5 +1,5 @@
 /** pulumi-gemini-environments: Gemini Environments as Pulumi resources. */
-export { Environment, type EnvironmentArgs, type SourceArgs, type AllowlistEntryArgs, type NetworkArgs } from "./provider/environment/resource";
+export { Environment, type EnvironmentArgs, type SourceArgs, type AllowlistEntryArgs, type EgressPolicyArgs, type NetworkArgs } from "./provider/environment/resource";
 export { Credential, type CredentialArgs } from "./provider/credential/resource";
 export { GuardedEnvironment, type GuardedEnvironmentArgs } from "./provider/components/guarded-environment";
 export { HookBundle, HookBundleError, type HookBundleArgs, type HookRepositoryArgs, type HookScript } from "./provider/components/hook-bundle";
@@ -22,6 +22,8 @@ export type { EnvironmentFileContent, GetEnvironmentFileArgs } from "./provider/
 export type { CredentialInfo, GetCredentialArgs, GetCredentialsResult } from "./provider/functions/credentials";
 /** The emulator as a Docker container the program manages (needs the optional peer `@pulumi/docker`). */
 export { EmulatorContainer, type EmulatorContainerArgs, type EmulatorNetwork } from "./provider/components/emulator-container";
+/** schema.json's named types by its names, as a generated Node.js SDK has them: `types.input.HookBundleArgs`, `types.output.EnvironmentInfo`, `types.enums.SourceType`. */
+export type * as types from "./provider/types";
 /** The same resources served by the plugin (`gemini-environments:index:*`): `plugin.Environment`, `plugin.Credential`, `plugin.GuardedEnvironment`, `plugin.Provider`. */
 export * as plugin from "./provider/plugin/resources";
 /** After a killed `pulumi up`: adopt what its creates made (`genv recover` for the Automation API). */

@@ -50,8 +50,9 @@ export type HookBundleInput = z.infer<typeof HookBundleInput>;
 export const GuardedEnvironmentInputs = z
   .object({
     hooks: HookBundleInput.meta({ description: "The hooks config and scripts, shipped as `.agents/hooks.json` and `.agents/hooks-scripts/*`." }),
-    network: NetworkDeclared.optional().meta({
-      description: "The egress policy (omitted: all egress allowed; the TypeScript component asks for it explicitly); HTTP hooks need their hosts allowed.",
+    network: NetworkDeclared.meta({
+      description:
+        "The egress policy, required: a guarded environment that left it out would allow all egress, so every program says what its agent may reach (`{allowlist: [{domain: \"*\"}]}` allows every domain). HTTP hooks need their hosts allowed.",
     }),
     sources: z.array(Source).optional().meta({ description: "More sources after the bundle's, e.g. the workspace the agent works on." }),
     updateStrategy: UpdateStrategyDeclared.optional().meta({

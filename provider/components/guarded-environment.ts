@@ -17,7 +17,7 @@
  */
 import * as pulumi from "../contracts/pulumi-sdk";
 import { lintHooks, type Finding, type LintCode } from "../../hooks/lint";
-import { Environment, type EnvironmentArgs, type EnvironmentResource, type NetworkArgs, type SourceArgs } from "../environment/resource";
+import { Environment, type EnvironmentArgs, type EnvironmentResource, type EgressPolicyArgs, type SourceArgs } from "../environment/resource";
 import type { UpdateStrategy } from "../environment/inputs";
 import type { HookBundle } from "./hook-bundle";
 import { NetworkPolicy } from "./network-policy";
@@ -31,7 +31,7 @@ export interface GuardedEnvironmentArgs {
    * The egress policy, always explicit: a `NetworkPolicy` (`NetworkPolicy.unrestricted()` for all
    * egress) or a raw `network` value. HTTP hooks need their hosts allowed (`allowHookHosts(bundle)`).
    */
-  network: NetworkPolicy | pulumi.Input<NetworkArgs>;
+  network: NetworkPolicy | pulumi.Input<EgressPolicyArgs>;
   /** More sources after the bundle's, e.g. the workspace the agent works on. */
   sources?: pulumi.Input<SourceArgs>[];
   /**

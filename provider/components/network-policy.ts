@@ -19,7 +19,7 @@ import { AllowlistEntry } from "../../client/schemas";
 import { issueAt, validationIssues } from "../../client/issues";
 import { InvalidInputError } from "../contracts/errors";
 import { Credential } from "../credential/resource";
-import type { AllowlistEntryArgs, NetworkArgs } from "../environment/resource";
+import type { AllowlistEntryArgs, EgressPolicyArgs } from "../environment/resource";
 import type { HookBundle } from "./hook-bundle";
 
 /** Headers the egress proxy injects on requests to a domain; values may be secrets. */
@@ -84,7 +84,7 @@ export class NetworkPolicy {
   }
 
   /** The `network` input of an Environment; undefined when unrestricted. Transform values are secrets. */
-  toNetworkArgs(): NetworkArgs | undefined {
+  toNetworkArgs(): EgressPolicyArgs | undefined {
     const entries = this.entries();
     if (entries === undefined) return undefined;
     if (entries === "disabled") return "disabled";

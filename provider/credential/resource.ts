@@ -19,7 +19,7 @@
  */
 import * as pulumi from "../contracts/pulumi-sdk";
 import * as implementation from "./dynamic-provider";
-import { CredentialComputed, SECRET_PROPERTIES, defaultCredentialId, type CredentialArgs, type CredentialInputs, type CredentialOutputs } from "./inputs";
+import { CredentialComputed, CredentialOutputs, SECRET_PROPERTIES, defaultCredentialId, type CredentialArgs, type CredentialInputs } from "./inputs";
 import type { OutputsOf } from "../contracts/resource-schema";
 import { plainPromiseStacks } from "../contracts/promise-stacks";
 
@@ -50,6 +50,9 @@ export class Credential extends pulumi.dynamic.Resource {
  * `credentialId`, and the secret inputs made secrets (also as outputs) whatever their origin.
  */
 export function credentialRegistration(name: string, args: CredentialArgs, opts?: pulumi.CustomResourceOptions) {
+  const additionalSecretOutputs = [...(opts?.additionalSecretOutputs ?? []), ...SECRET_PROPERTIES];
+  // A read by id (`get`): the provider's read gives every property.
+  if (opts?.id !== undefined) return { props: Object.fromEntries(Object.keys(CredentialOutputs.shape).map((property) => [property, undefined])), options: { ...opts, additionalSecretOutputs } };
   const props: Record<string, unknown> = {
     ...Object.fromEntries(Object.keys(CredentialComputed.shape).map((property) => [property, undefined])),
     ...args,
@@ -58,6 +61,5 @@ export function credentialRegistration(name: string, args: CredentialArgs, opts?
   for (const property of SECRET_PROPERTIES) {
     if (args[property] !== undefined) props[property] = pulumi.secret(args[property]);
   }
-  const additionalSecretOutputs = [...(opts?.additionalSecretOutputs ?? []), ...SECRET_PROPERTIES];
   return { props, options: { ...opts, additionalSecretOutputs } };
 }

@@ -195,7 +195,10 @@ export type EnvironmentOutputs = z.infer<typeof EnvironmentOutputs>;
 export type EnvironmentArgs = InputsOf<z.input<typeof EnvironmentInputs>>;
 export type SourceArgs = InputsOf<Source>;
 export type AllowlistEntryArgs = InputsOf<AllowlistEntry>;
-export type NetworkArgs = "disabled" | InputsOf<Exclude<NetworkDeclared, "disabled">>;
+/** schema.json's EgressPolicy as declared, the API's `"disabled"` included. */
+export type EgressPolicyArgs = "disabled" | InputsOf<Exclude<NetworkDeclared, "disabled">>;
+/** @deprecated The schema's and every other SDK's name is `EgressPolicyArgs`; this one goes in 1.0. */
+export type NetworkArgs = EgressPolicyArgs;
 
 // ---------------------------------------------------------------------------------------------
 // Values unknown during preview

@@ -25,7 +25,7 @@ import { plainPromiseStacks } from "../contracts/promise-stacks";
 const provider: pulumi.dynamic.ResourceProvider<EnvironmentInputs, EnvironmentOutputs> = implementation;
 
 /** The arguments, derived from the inputs' schemas (environment/inputs.ts, described in schema.json). */
-export type { AllowlistEntryArgs, EnvironmentArgs, NetworkArgs, SourceArgs } from "./inputs";
+export type { AllowlistEntryArgs, EgressPolicyArgs, EnvironmentArgs, NetworkArgs, SourceArgs } from "./inputs";
 
 /** What an Environment resource offers, whichever provider serves it (the dynamic one here, or the plugin: plugin/resources.ts). */
 export interface EnvironmentResource extends pulumi.CustomResource, OutputsOf<EnvironmentOutputs> {}

@@ -59,6 +59,10 @@ function build(name: string, type: string, inputs: pulumi.Inputs, options: pulum
     providedScripts: hooks.providedScripts,
     tests: hooks.tests,
   });
+  // The schema requires it and the SDKs check it; a program that bypasses them must not get all egress by omission.
+  if (inputs.network === undefined || inputs.network === null) {
+    throw new pulumi.InputPropertyError({ propertyPath: "network", reason: 'is required: a guarded environment states what its agent may reach, e.g. {disabled: true}, {allowlist: [{domain: "api.github.com"}]}, or {allowlist: [{domain: "*"}]} for every domain' });
+  }
   const component = new PluginGuardedEnvironment(
     name,
     {

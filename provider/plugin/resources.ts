@@ -16,8 +16,8 @@ import type { LintCode } from "../../hooks/lint";
 import { issueAt } from "../../client/issues";
 import { credentialRegistration, type CredentialArgs } from "../credential/resource";
 import type { CredentialOutputs } from "../credential/inputs";
-import { ENVIRONMENT_COMPUTED, environmentOptions, type EnvironmentArgs, type EnvironmentResource, type NetworkArgs, type SourceArgs } from "../environment/resource";
-import type { EnvironmentOutputs } from "../environment/inputs";
+import { ENVIRONMENT_COMPUTED, environmentOptions, type EnvironmentArgs, type EnvironmentResource, type EgressPolicyArgs, type SourceArgs } from "../environment/resource";
+import type { EnvironmentOutputs, UpdateStrategy } from "../environment/inputs";
 import type { OutputsOf } from "../contracts/resource-schema";
 import { GUARDED_ENVIRONMENT_TYPE } from "../components/guarded-environment";
 import type { HookBundleInput } from "../components/guarded-environment-inputs";
@@ -75,14 +75,25 @@ export class Credential extends pulumi.CustomResource {
       restore();
     }
   }
+
+  /** A read-only view of an existing credential by id (its secrets are write-only: they read back as absent). */
+  static get(name: string, id: pulumi.Input<pulumi.ID>, opts?: pulumi.CustomResourceOptions): Credential {
+    return new Credential(name, {} as CredentialArgs, { ...opts, id });
+  }
 }
 
 /** The GuardedEnvironment component as the plugin's `construct` builds it (schema.json's inputs). */
 export interface GuardedEnvironmentArgs {
   /** The hooks config and its scripts (text), as a `HookBundle` or in the schema's shape. */
   hooks: HookBundle | HookBundleInput;
-  network?: NetworkPolicy | pulumi.Input<NetworkArgs>;
+  /**
+   * The egress policy, required as in the TypeScript component: left out, a guarded environment would
+   * allow all egress. `NetworkPolicy.unrestricted()` says so explicitly (sent as `[{domain: "*"}]`).
+   */
+  network: NetworkPolicy | pulumi.Input<EgressPolicyArgs>;
   sources?: pulumi.Input<SourceArgs>[];
+  /** The Environment's `updateStrategy`: `in_place` (default) or `replace`. */
+  updateStrategy?: pulumi.Input<UpdateStrategy>;
   acknowledgedWarnings?: LintCode[];
 }
 
@@ -94,11 +105,12 @@ export class GuardedEnvironment extends pulumi.ComponentResource {
   declare readonly sizeBytes: pulumi.Output<number>;
 
   constructor(name: string, args: GuardedEnvironmentArgs, opts?: pulumi.ComponentResourceOptions) {
-    const network = args.network instanceof NetworkPolicy ? args.network.toNetworkArgs() : args.network;
+    const network = args.network instanceof NetworkPolicy ? (args.network.toNetworkArgs() ?? EVERY_DOMAIN) : args.network;
     const props = {
       hooks: hooksInput(args.hooks),
       ...(network !== undefined && { network }),
       ...(args.sources !== undefined && { sources: args.sources }),
+      ...(args.updateStrategy !== undefined && { updateStrategy: args.updateStrategy }),
       ...(args.acknowledgedWarnings !== undefined && { acknowledgedWarnings: args.acknowledgedWarnings }),
       environmentId: undefined,
       status: undefined,
@@ -113,6 +125,9 @@ export class GuardedEnvironment extends pulumi.ComponentResource {
     }
   }
 }
+
+/** An unrestricted policy in the schema's form, which has no "omitted": every domain allowed. */
+const EVERY_DOMAIN: EgressPolicyArgs = { allowlist: [{ domain: "*" }] };
 
 /** A bundle in the schema's shape: the config, and each inline script's text (`.agents/hooks-scripts/<name>`). */
 function hooksInput(hooks: GuardedEnvironmentArgs["hooks"]) {

@@ -108,6 +108,15 @@ describe("components through the plugin's construct (real engine)", () => {
     expect(await listIds(e2e().client)).toEqual([]);
   }, E2E_TEST_TIMEOUT_MS);
 
+  test("Pulumi YAML: a GuardedEnvironment without network stops the preview (required: omitted would allow all egress), nothing created", async () => {
+    const program = YAML_PROGRAM.replace(/      network:\n        allowlist:\n          - domain: api.github.com\n/, "");
+    expect(program).not.toContain("network:");
+    const dir = await e2e().workspace.addProgram("components-yaml-open", { "index.js": "" }, `${pluginProject("components-yaml-open", e2e().pluginBinDir, "runtime: yaml")}${program}`);
+    const stack = await e2e().stack(dir, "yaml");
+    await expect(e2e().run(stack, (s, onOutput) => s.up({ onOutput }))).rejects.toThrow(/network.*required|required.*network/i);
+    expect(await listIds(e2e().client)).toEqual([]);
+  }, E2E_TEST_TIMEOUT_MS);
+
   test("Pulumi YAML: an invalid hook stops the preview, its path named as the program declares it and its value as declared", async () => {
     const program = YAML_PROGRAM.replace("command: python3 /.agents/hooks-scripts/gate.py", 'command: ""');
     const dir = await e2e().workspace.addProgram("components-yaml-invalid", { "index.js": "" }, `${pluginProject("components-yaml-invalid", e2e().pluginBinDir, "runtime: yaml")}${program}`);

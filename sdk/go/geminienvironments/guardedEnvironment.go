@@ -87,7 +87,7 @@ type GuardedEnvironment struct {
 	FileCount pulumi.IntOutput `pulumi:"fileCount"`
 	// The hooks config and scripts, shipped as `.agents/hooks.json` and `.agents/hooks-scripts/*`.
 	Hooks HookBundlePtrOutput `pulumi:"hooks"`
-	// The egress policy (omitted: all egress allowed; the TypeScript component asks for it explicitly); HTTP hooks need their hosts allowed.
+	// The egress policy, required: a guarded environment that left it out would allow all egress, so every program says what its agent may reach (`{allowlist: [{domain: "*"}]}` allows every domain). HTTP hooks need their hosts allowed.
 	Network EgressPolicyPtrOutput `pulumi:"network"`
 	// The policy cases' outcome at this preview or update: `N passed`, or `skipped` where no sandbox runs them (a failed case fails the operation). Absent without cases.
 	PolicyTests pulumi.StringPtrOutput `pulumi:"policyTests"`
@@ -111,6 +111,9 @@ func NewGuardedEnvironment(ctx *pulumi.Context,
 	if args.Hooks == nil {
 		return nil, errors.New("invalid value for required argument 'Hooks'")
 	}
+	if args.Network == nil {
+		return nil, errors.New("invalid value for required argument 'Network'")
+	}
 	if args.UpdateStrategy == nil {
 		args.UpdateStrategy = UpdateStrategy("in_place")
 	}
@@ -128,8 +131,8 @@ type guardedEnvironmentArgs struct {
 	AcknowledgedWarnings []LintCode `pulumi:"acknowledgedWarnings"`
 	// The hooks config and scripts, shipped as `.agents/hooks.json` and `.agents/hooks-scripts/*`.
 	Hooks HookBundle `pulumi:"hooks"`
-	// The egress policy (omitted: all egress allowed; the TypeScript component asks for it explicitly); HTTP hooks need their hosts allowed.
-	Network *EgressPolicy `pulumi:"network"`
+	// The egress policy, required: a guarded environment that left it out would allow all egress, so every program says what its agent may reach (`{allowlist: [{domain: "*"}]}` allows every domain). HTTP hooks need their hosts allowed.
+	Network EgressPolicy `pulumi:"network"`
 	// More sources after the bundle's, e.g. the workspace the agent works on.
 	Sources []Source `pulumi:"sources"`
 	// The Environment's `updateStrategy`: `in_place` (default: a hook change uploads the files, the agent's work stays) or `replace`.
@@ -142,8 +145,8 @@ type GuardedEnvironmentArgs struct {
 	AcknowledgedWarnings LintCodeArrayInput
 	// The hooks config and scripts, shipped as `.agents/hooks.json` and `.agents/hooks-scripts/*`.
 	Hooks HookBundleInput
-	// The egress policy (omitted: all egress allowed; the TypeScript component asks for it explicitly); HTTP hooks need their hosts allowed.
-	Network EgressPolicyPtrInput
+	// The egress policy, required: a guarded environment that left it out would allow all egress, so every program says what its agent may reach (`{allowlist: [{domain: "*"}]}` allows every domain). HTTP hooks need their hosts allowed.
+	Network EgressPolicyInput
 	// More sources after the bundle's, e.g. the workspace the agent works on.
 	Sources SourceArrayInput
 	// The Environment's `updateStrategy`: `in_place` (default: a hook change uploads the files, the agent's work stays) or `replace`.
@@ -257,7 +260,7 @@ func (o GuardedEnvironmentOutput) Hooks() HookBundlePtrOutput {
 	return o.ApplyT(func(v *GuardedEnvironment) HookBundlePtrOutput { return v.Hooks }).(HookBundlePtrOutput)
 }
 
-// The egress policy (omitted: all egress allowed; the TypeScript component asks for it explicitly); HTTP hooks need their hosts allowed.
+// The egress policy, required: a guarded environment that left it out would allow all egress, so every program says what its agent may reach (`{allowlist: [{domain: "*"}]}` allows every domain). HTTP hooks need their hosts allowed.
 func (o GuardedEnvironmentOutput) Network() EgressPolicyPtrOutput {
 	return o.ApplyT(func(v *GuardedEnvironment) EgressPolicyPtrOutput { return v.Network }).(EgressPolicyPtrOutput)
 }

@@ -23,24 +23,23 @@ __all__ = ['GuardedEnvironmentArgs', 'GuardedEnvironment']
 class GuardedEnvironmentArgs:
     def __init__(__self__, *,
                  hooks: pulumi.Input['HookBundleArgs'],
+                 network: pulumi.Input['EgressPolicyArgs'],
                  acknowledged_warnings: pulumi.Input[Optional[Sequence[pulumi.Input['LintCode']]]] = None,
-                 network: pulumi.Input[Optional['EgressPolicyArgs']] = None,
                  sources: pulumi.Input[Optional[Sequence[pulumi.Input['SourceArgs']]]] = None,
                  update_strategy: pulumi.Input[Optional['UpdateStrategy']] = None):
         """
         The set of arguments for constructing a GuardedEnvironment resource.
 
         :param pulumi.Input['HookBundleArgs'] hooks: The hooks config and scripts, shipped as `.agents/hooks.json` and `.agents/hooks-scripts/*`.
+        :param pulumi.Input['EgressPolicyArgs'] network: The egress policy, required: a guarded environment that left it out would allow all egress, so every program says what its agent may reach (`{allowlist: [{domain: "*"}]}` allows every domain). HTTP hooks need their hosts allowed.
         :param pulumi.Input[Sequence[pulumi.Input['LintCode']]] acknowledged_warnings: Linter warning codes reviewed and accepted, not reported again (errors cannot be acknowledged).
-        :param pulumi.Input['EgressPolicyArgs'] network: The egress policy (omitted: all egress allowed; the TypeScript component asks for it explicitly); HTTP hooks need their hosts allowed.
         :param pulumi.Input[Sequence[pulumi.Input['SourceArgs']]] sources: More sources after the bundle's, e.g. the workspace the agent works on.
         :param pulumi.Input['UpdateStrategy'] update_strategy: The Environment's `updateStrategy`: `in_place` (default: a hook change uploads the files, the agent's work stays) or `replace`.
         """
         pulumi.set(__self__, "hooks", hooks)
+        pulumi.set(__self__, "network", network)
         if acknowledged_warnings is not None:
             pulumi.set(__self__, "acknowledged_warnings", acknowledged_warnings)
-        if network is not None:
-            pulumi.set(__self__, "network", network)
         if sources is not None:
             pulumi.set(__self__, "sources", sources)
         if update_strategy is None:
@@ -61,6 +60,18 @@ class GuardedEnvironmentArgs:
         pulumi.set(self, "hooks", value)
 
     @_builtins.property
+    @pulumi.getter
+    def network(self) -> pulumi.Input['EgressPolicyArgs']:
+        """
+        The egress policy, required: a guarded environment that left it out would allow all egress, so every program says what its agent may reach (`{allowlist: [{domain: "*"}]}` allows every domain). HTTP hooks need their hosts allowed.
+        """
+        return pulumi.get(self, "network")
+
+    @network.setter
+    def network(self, value: pulumi.Input['EgressPolicyArgs']):
+        pulumi.set(self, "network", value)
+
+    @_builtins.property
     @pulumi.getter(name="acknowledgedWarnings")
     def acknowledged_warnings(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['LintCode']]]]:
         """
@@ -71,18 +82,6 @@ class GuardedEnvironmentArgs:
     @acknowledged_warnings.setter
     def acknowledged_warnings(self, value: pulumi.Input[Optional[Sequence[pulumi.Input['LintCode']]]]):
         pulumi.set(self, "acknowledged_warnings", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def network(self) -> pulumi.Input[Optional['EgressPolicyArgs']]:
-        """
-        The egress policy (omitted: all egress allowed; the TypeScript component asks for it explicitly); HTTP hooks need their hosts allowed.
-        """
-        return pulumi.get(self, "network")
-
-    @network.setter
-    def network(self, value: pulumi.Input[Optional['EgressPolicyArgs']]):
-        pulumi.set(self, "network", value)
 
     @_builtins.property
     @pulumi.getter
@@ -174,7 +173,7 @@ class GuardedEnvironment(pulumi.ComponentResource):
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[Sequence[pulumi.Input['LintCode']]] acknowledged_warnings: Linter warning codes reviewed and accepted, not reported again (errors cannot be acknowledged).
         :param pulumi.Input[Union['HookBundleArgs', 'HookBundleArgsDict']] hooks: The hooks config and scripts, shipped as `.agents/hooks.json` and `.agents/hooks-scripts/*`.
-        :param pulumi.Input[Union['EgressPolicyArgs', 'EgressPolicyArgsDict']] network: The egress policy (omitted: all egress allowed; the TypeScript component asks for it explicitly); HTTP hooks need their hosts allowed.
+        :param pulumi.Input[Union['EgressPolicyArgs', 'EgressPolicyArgsDict']] network: The egress policy, required: a guarded environment that left it out would allow all egress, so every program says what its agent may reach (`{allowlist: [{domain: "*"}]}` allows every domain). HTTP hooks need their hosts allowed.
         :param pulumi.Input[Sequence[pulumi.Input[Union['SourceArgs', 'SourceArgsDict']]]] sources: More sources after the bundle's, e.g. the workspace the agent works on.
         :param pulumi.Input['UpdateStrategy'] update_strategy: The Environment's `updateStrategy`: `in_place` (default: a hook change uploads the files, the agent's work stays) or `replace`.
         """
@@ -268,6 +267,8 @@ class GuardedEnvironment(pulumi.ComponentResource):
             if hooks is None and not opts.urn:
                 raise TypeError("Missing required property 'hooks'")
             __props__.__dict__["hooks"] = hooks
+            if network is None and not opts.urn:
+                raise TypeError("Missing required property 'network'")
             __props__.__dict__["network"] = network
             __props__.__dict__["sources"] = sources
             if update_strategy is None:
@@ -321,7 +322,7 @@ class GuardedEnvironment(pulumi.ComponentResource):
     @pulumi.getter
     def network(self) -> pulumi.Output[Optional['outputs.EgressPolicy']]:
         """
-        The egress policy (omitted: all egress allowed; the TypeScript component asks for it explicitly); HTTP hooks need their hosts allowed.
+        The egress policy, required: a guarded environment that left it out would allow all egress, so every program says what its agent may reach (`{allowlist: [{domain: "*"}]}` allows every domain). HTTP hooks need their hosts allowed.
         """
         return pulumi.get(self, "network")
 
