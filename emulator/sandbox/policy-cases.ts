@@ -11,7 +11,7 @@ import { mkdtempSync, promises as fs } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { walk, withTree } from "../../confine";
-import { discoverHooks, executeWithHooks, HOOKS_FILE, runHooks, type HttpDeliverer, type HooksVerdict } from "../../hooks/runtime";
+import { discoverHooks, executeWithHooks, HOOKS_FILE, runHooks, type CommandRun, type HttpDeliverer, type HooksVerdict } from "../../hooks/runtime";
 import type { HooksTestCase } from "../../hooks/cases";
 import { matches } from "../../hooks/matcher";
 import type { PrePayload } from "../../hooks/recorded-calls";
@@ -93,6 +93,31 @@ export async function replayPreHooks(tasks: readonly ReplayTask[], options: { co
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, tasks.length)) }, worker));
   return outcomes;
+}
+
+/**
+ * Runs each command handler request over `hooks`' tree in the sandbox, as a live call runs it (the
+ * handler's timeout, the sandbox's limits), for the probe (`hooks/probe/run.ts`): `concurrency` at
+ * once, each worker's tree reused while unchanged, as a replay does. A run that could not happen (the
+ * tree could not be built) is `{error}`.
+ */
+export async function runCommandHandlers(hooks: HooksUnderTest, requests: ReadonlyArray<{ command: string; timeoutSeconds: number; stdin: string }>, concurrency: number): Promise<Array<CommandRun | { error: string }>> {
+  if (requests.length > 0) await assertSandboxRuns();
+  const results: Array<CommandRun | { error: string }> = new Array(requests.length);
+  let next = 0;
+  const worker = async () => {
+    const trees = new PristineTrees();
+    try {
+      while (next < requests.length) {
+        const index = next++;
+        results[index] = await trees.use(hooks, (root) => sandboxHooks(root).runCommand(requests[index])).catch((error: unknown) => ({ error: (error as Error).message }));
+      }
+    } finally {
+      await trees.removeAll();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, requests.length)) }, worker));
+  return results;
 }
 
 /**
