@@ -13,6 +13,7 @@ import * as envList from "./commands/env-list";
 import * as envRm from "./commands/env-rm";
 import * as hooksDiff from "./commands/hooks-diff";
 import * as hooksLint from "./commands/hooks-lint";
+import * as hooksProbe from "./commands/hooks-probe";
 import * as hooksTest from "./commands/hooks-test";
 import * as policyReport from "./commands/policy-report";
 import * as recover from "./commands/recover";
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
   hooksLint.register(program);
   hooksTest.register(program);
   hooksDiff.register(program);
+  hooksProbe.register(program);
   policyReport.register(program);
   exec.register(program);
   recover.register(program);

@@ -1,0 +1,274 @@
+/**
+ * The probe's engine (`genv hooks probe`, a HookBundle's `probe`): every `pre_tool_execution` handler
+ * of a config against the corpus calls of every tool its matcher matches, judged by the runtime
+ * itself — each run's result goes through `runHooks`, so a finding is exactly a run the runtime would
+ * have let through with a `failure` (fail open) — and classified by how it failed:
+ *
+ * - `crash`: non-zero exit, or killed for its output's size or its memory: the exit status and the
+ *   tail of stderr (where a traceback ends);
+ * - `timeout`: ran past the handler's `timeout`, which the sandbox enforces as for a live call;
+ * - `unrecognized-output`: exited 0 but printed no decision: what it printed;
+ * - `http-error` (HTTP handlers, probed only when a deliverer is given): non-2xx or not delivered.
+ *
+ * Where the runs happen is injected (`runCommands`: the sandbox, over a tree reused while unchanged,
+ * `emulator/sandbox/policy-cases.ts`), so that this module imports nothing of the emulator.
+ *
+ * Payloads a handler cannot tell apart run once: a handler sees its command line, its timeout and its
+ * stdin (the tree is the same fresh tree for all), so runs are keyed by those three, across groups and
+ * rules that name the same command. Identical findings are grouped: one per group, handler, tool and
+ * outcome, with the count of payloads and the smallest one (its JSON the shortest).
+ */
+import { performance } from "node:perf_hooks";
+import type { ToolCall } from "../../client/schemas";
+import { matches, SANDBOX_TOOLS, type SandboxTool } from "../matcher";
+import { describeHandler, runHooks, type CommandRun, type HttpDeliverer, type HttpDelivery } from "../runtime";
+import type { Handler, HooksConfig } from "../schema";
+import type { ProbeCall } from "./corpus";
+
+// ── shapes (the JSON report's: docs/hooks-and-policies.md) ──────────────────────────────────────
+
+export const PROBE_OUTCOMES = ["crash", "timeout", "unrecognized-output", "http-error"] as const;
+export type ProbeOutcome = (typeof PROBE_OUTCOMES)[number];
+
+/** How a run failed open: `text` for people, the rest for tools. */
+export type ProbeDetail =
+  | { text: string; exitStatus: number | null; stderrTail: string }
+  | { text: string; timeoutSeconds: number }
+  | { text: string; output: string }
+  | { text: string };
+
+export interface ProbeFinding {
+  group: string;
+  event: "pre_tool_execution";
+  /** `command: …` or `http: …`, as the runtime's hook runs name it. */
+  handler: string;
+  tool: SandboxTool;
+  outcome: ProbeOutcome;
+  /** The smallest payload's failure. */
+  detail: ProbeDetail;
+  /** The smallest payload that fails open this way: the `tool_call` object. */
+  payload: ToolCall;
+  /** The corpus class of that payload, e.g. `code: cjk`, or `recorded: line 3`. */
+  input: string;
+  /** Payloads that failed open this way. */
+  count: number;
+}
+
+export interface NotProbed {
+  group: string;
+  handler: string;
+  why: string;
+}
+
+export interface ProbeError {
+  group: string;
+  handler: string;
+  tool: SandboxTool;
+  message: string;
+  payload: ToolCall;
+}
+
+export interface ProbeSummary {
+  seed: number;
+  /** Handlers probed (a group and handler: the same command in two groups counts twice). */
+  handlers: number;
+  /** Corpus calls (with the recorded ones added). */
+  calls: number;
+  /** Of them, recorded calls (`--calls`). */
+  recorded: number;
+  /** Handler × payload pairs judged. */
+  payloads: number;
+  /** Runs made: pairs a handler cannot tell apart ran once. */
+  runs: number;
+  /** Payloads that failed open, per outcome. */
+  findings: Record<ProbeOutcome, number>;
+  errors: number;
+  notProbed: NotProbed[];
+  durationMs: number;
+}
+
+export interface ProbeReport {
+  summary: ProbeSummary;
+  findings: ProbeFinding[];
+  errors: ProbeError[];
+}
+
+/** A command handler's run as the probe asks for it. */
+export interface CommandRunRequest {
+  command: string;
+  timeoutSeconds: number;
+  stdin: string;
+}
+
+export interface ProbeOptions {
+  seed: number;
+  calls: readonly ProbeCall[];
+  /** How many of `calls` are recorded ones (for the summary). */
+  recorded?: number;
+  /** Runs each request (in the sandbox); a run that could not happen is `{error}`. */
+  runCommands: (requests: readonly CommandRunRequest[]) => Promise<Array<CommandRun | { error: string }>>;
+  /** Delivers HTTP handlers (`--http live`); without it they are listed as not probed. */
+  deliverHttp?: HttpDeliverer;
+  /** `environment_id` in the payloads. */
+  environmentId?: string;
+}
+
+// ── defaults ────────────────────────────────────────────────────────────────────────────────────
+
+export const PROBE_ENVIRONMENT_ID = "env_hooks_probe";
+const TAIL_CHARS = 300; // of stderr or output kept in a finding
+const HTTP_AT_ONCE = 8;
+
+// ── implementation ──────────────────────────────────────────────────────────────────────────────
+
+interface Target {
+  group: string;
+  handler: Handler;
+  label: string;
+  tools: Set<SandboxTool>;
+}
+
+/** Probes `config`: the runs, then the judgement, then the grouped findings. */
+export async function probeHooks(config: HooksConfig, options: ProbeOptions): Promise<ProbeReport> {
+  const started = performance.now();
+  const environmentId = options.environmentId ?? PROBE_ENVIRONMENT_ID;
+  const { targets, notProbed } = targetsOf(config, options.deliverHttp !== undefined);
+
+  // Every (target, call) pair, and the distinct runs behind them.
+  const runKeys = new Map<string, number>();
+  const commandRequests: CommandRunRequest[] = [];
+  const httpRequests: Array<{ handler: Extract<Handler, { type: "http" }>; body: string }> = [];
+  const pairs: Array<{ target: Target; call: ProbeCall; body: string; run: string }> = [];
+  for (const target of targets) {
+    for (const call of options.calls) {
+      if (!target.tools.has(call.tool)) continue;
+      const body = JSON.stringify({ tool_call: { name: call.tool, args: call.args }, environment_id: environmentId });
+      const { handler } = target;
+      const run = handler.type === "command" ? `command\0${handler.command}\0${handler.timeout}\0${body}` : `http\0${handler.url}\0${JSON.stringify(handler.headers ?? {})}\0${handler.timeout}\0${body}`;
+      if (!runKeys.has(run)) {
+        if (handler.type === "command") {
+          runKeys.set(run, commandRequests.length);
+          commandRequests.push({ command: handler.command, timeoutSeconds: handler.timeout, stdin: body });
+        } else {
+          runKeys.set(run, httpRequests.length);
+          httpRequests.push({ handler, body });
+        }
+      }
+      pairs.push({ target, call, body, run });
+    }
+  }
+
+  const commandResults = commandRequests.length > 0 ? await options.runCommands(commandRequests) : [];
+  const httpResults = await deliverAll(httpRequests, options.deliverHttp);
+
+  const grouped = new Map<string, ProbeFinding & { size: number }>();
+  const counts: Record<ProbeOutcome, number> = { crash: 0, timeout: 0, "unrecognized-output": 0, "http-error": 0 };
+  const errors: ProbeError[] = [];
+  for (const pair of pairs) {
+    const { target, call } = pair;
+    const index = runKeys.get(pair.run)!;
+    const result = target.handler.type === "command" ? commandResults[index] : httpResults[index];
+    const toolCall: ToolCall = { name: call.tool, args: call.args };
+    if ("error" in result) {
+      errors.push({ group: target.group, handler: target.label, tool: call.tool, message: result.error, payload: toolCall });
+      continue;
+    }
+    const failed = await failsOpen(target, pair.body, result);
+    if (!failed) continue;
+    const { outcome, detail } = classify(target.handler, result, failed);
+    counts[outcome] += 1;
+    const key = JSON.stringify([target.group, target.label, call.tool, outcome]);
+    const size = JSON.stringify(toolCall).length;
+    const known = grouped.get(key);
+    if (known === undefined) {
+      grouped.set(key, { group: target.group, event: "pre_tool_execution", handler: target.label, tool: call.tool, outcome, detail, payload: toolCall, input: call.label, count: 1, size });
+    } else {
+      known.count += 1;
+      if (size < known.size) Object.assign(known, { detail, payload: toolCall, input: call.label, size });
+    }
+  }
+  const findings = [...grouped.values()].map(({ size: _size, ...finding }) => finding);
+  return {
+    summary: {
+      seed: options.seed,
+      handlers: targets.length,
+      calls: options.calls.length,
+      recorded: options.recorded ?? 0,
+      payloads: pairs.length,
+      runs: commandRequests.length + httpRequests.length,
+      findings: counts,
+      errors: errors.length,
+      notProbed,
+      durationMs: Math.round(performance.now() - started),
+    },
+    findings,
+    errors,
+  };
+}
+
+/** The pre handlers to probe, each with the tools its rules match; the others, and why not. */
+function targetsOf(config: HooksConfig, http: boolean): { targets: Target[]; notProbed: NotProbed[] } {
+  const byKey = new Map<string, Target>();
+  const notProbed: NotProbed[] = [];
+  for (const [group, definition] of Object.entries(config)) {
+    for (const rule of definition.pre_tool_execution ?? []) {
+      const tools = SANDBOX_TOOLS.filter((tool) => matches(rule.matcher, tool));
+      for (const handler of rule.hooks) {
+        const label = describeHandler(handler);
+        const why = !definition.enabled ? "the group is disabled" : tools.length === 0 ? `its matcher ${JSON.stringify(rule.matcher)} matches no sandbox tool` : handler.type === "http" && !http ? "HTTP handlers are probed only with --http live (the calls leave this machine)" : undefined;
+        if (why !== undefined) {
+          if (!notProbed.some((entry) => entry.group === group && entry.handler === label && entry.why === why)) notProbed.push({ group, handler: label, why });
+          continue;
+        }
+        const key = JSON.stringify([group, label, handler.timeout, handler.type === "http" ? handler.headers ?? {} : null]);
+        const known = byKey.get(key);
+        if (known) for (const tool of tools) known.tools.add(tool);
+        else byKey.set(key, { group, handler, label, tools: new Set(tools) });
+      }
+    }
+  }
+  return { targets: [...byKey.values()], notProbed };
+}
+
+/** The runtime's judgement of one run: its `failure` when it let the call through failing open. */
+async function failsOpen(target: Target, body: string, result: CommandRun | HttpDelivery): Promise<string | undefined> {
+  const config: HooksConfig = { [target.group]: { enabled: true, pre_tool_execution: [{ matcher: ".*", hooks: [target.handler] }] } };
+  const payload = JSON.parse(body) as Parameters<typeof runHooks>[2];
+  const verdict = await runHooks(config, "pre_tool_execution", payload, {
+    runCommand: async () => result as CommandRun,
+    deliverHttp: async () => result as HttpDelivery,
+  });
+  return verdict.hooks[0]?.failure;
+}
+
+function classify(handler: Handler, result: CommandRun | HttpDelivery, failure: string): { outcome: ProbeOutcome; detail: ProbeDetail } {
+  if (handler.type === "http") {
+    if ("status" in result && result.status >= 200 && result.status <= 299) return { outcome: "unrecognized-output", detail: { text: failure, output: tail(result.body) } };
+    return { outcome: "http-error", detail: { text: failure } };
+  }
+  const run = result as CommandRun;
+  if (run.timedOut) return { outcome: "timeout", detail: { text: failure, timeoutSeconds: handler.timeout } };
+  if (run.exitCode !== 0 || run.truncated || run.memoryExceeded) return { outcome: "crash", detail: { text: failure, exitStatus: run.exitCode, stderrTail: tail(run.stderr) } };
+  return { outcome: "unrecognized-output", detail: { text: failure, output: tail(run.stdout) } };
+}
+
+async function deliverAll(requests: ReadonlyArray<{ handler: Extract<Handler, { type: "http" }>; body: string }>, deliver: HttpDeliverer | undefined): Promise<Array<HttpDelivery | { error: string }>> {
+  if (requests.length === 0 || deliver === undefined) return [];
+  const results: Array<HttpDelivery | { error: string }> = new Array(requests.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < requests.length) {
+      const index = next++;
+      const { handler, body } = requests[index];
+      results[index] = await deliver({ url: handler.url, headers: handler.headers ?? {}, timeoutSeconds: handler.timeout, body }).catch((error: unknown) => ({ failure: `not delivered: ${(error as Error).message}` }));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(HTTP_AT_ONCE, requests.length) }, worker));
+  return results;
+}
+
+/** The last `TAIL_CHARS` of `text`, trimmed: the end of a traceback says what broke. */
+function tail(text: string): string {
+  const trimmed = text.trim();
+  return trimmed.length > TAIL_CHARS ? `…${trimmed.slice(-TAIL_CHARS)}` : trimmed;
+}
