@@ -4,8 +4,12 @@
  * (the plugin tarball's dist/ and node_modules/), as the Node.js launcher does, so the plugin is the
  * same code either way: an injected script's own `require` reaches Node's built-in modules only,
  * so the plugin is loaded through a `require` rooted at the executable's directory.
+ *
+ * One executable, two plugins: named `terraform-provider-…` (the Terraform provider's zip,
+ * scripts/pack-terraform) it is the Terraform provider, else the Pulumi plugin.
  */
 import { createRequire } from "node:module";
 import * as path from "node:path";
 
-createRequire(path.join(path.dirname(process.execPath), "package.json"))("./dist/provider/plugin/main.js");
+const main = path.basename(process.execPath).startsWith("terraform-provider-") ? "./dist/provider/terraform/main.js" : "./dist/provider/plugin/main.js";
+createRequire(path.join(path.dirname(process.execPath), "package.json"))(main);

@@ -1,0 +1,279 @@
+/**
+ * The resources and lookups as a Terraform provider (tfplugin6): a thin adapter that hands each call
+ * to the resource's core (contracts/resource-core.ts) or the function's (contracts/function-core.ts),
+ * as the Pulumi plugin does (plugin/provider.ts), served over gRPC by server.ts.
+ *
+ * Values: Terraform's objects (values.ts) converted to the cores' by the schema's table (schema.ts).
+ * A resource's state holds the configuration's own values for its inputs (what Terraform requires
+ * of a plan: an input as configured) and the core's answer for the computed attributes.
+ *
+ * Plan: the core's `check` (errors at their attribute), then its `diff`: a change it replaces for is
+ * `RequiresReplace` at that path (`sources[1].content`, `network`), an in-place one an update whose
+ * computed attributes Terraform learns at apply. An expired environment (status) and hook files an
+ * agent rewrote (drifted_hook_files, found by ReadResource as `pulumi refresh` does) plan as the
+ * core's diff says: a replacement, an upload.
+ */
+import { renderIssue } from "../../client/issues";
+import { callFunction, type FunctionCore } from "../contracts/function-core";
+import { providerClient, setProviderConfig } from "../contracts/configuration";
+import { InvalidInputError } from "../contracts/errors";
+import { PartialUpdateError, type ResourceCore } from "../contracts/resource-core";
+import { UNKNOWN } from "../environment/inputs";
+import { errorDiagnostic, failureDiagnostic, parsePath, terraformPath, type Diagnostic } from "./diagnostics";
+import { readHooks } from "./hooks";
+import { DATA_SOURCE_FUNCTIONS, PROVIDER_NAME, terraformSchema, type TerraformAttribute, type TerraformBlock } from "./schema";
+import { coreValue, conformed, decodeValue, encodeValue, hasUnknown, terraformValue, type DynamicValue, type TerraformObject } from "./values";
+import { upgradeState } from "./upgrade";
+
+type AnyCore = ResourceCore<object, object>;
+
+interface ResourceType {
+  block: TerraformBlock;
+  core: () => AnyCore;
+  /** Computed attributes an update leaves as they were (planned known); the others are unknown until apply. */
+  kept: readonly string[];
+}
+
+const RESOURCES: Record<string, Omit<ResourceType, "block">> = {
+  [`${PROVIDER_NAME}_environment`]: {
+    core: () => (require("../environment/core") as typeof import("../environment/core")).environmentCore as unknown as AnyCore,
+    kept: ["id", "created", "environment_key"],
+  },
+  [`${PROVIDER_NAME}_credential`]: {
+    core: () => (require("../credential/core") as typeof import("../credential/core")).credentialCore as unknown as AnyCore,
+    kept: ["id", "create_time"],
+  },
+};
+
+/** A request's fields, as the proto loader gives them (keepCase). */
+type Request = Record<string, unknown>;
+/** A response, as the proto loader takes it. */
+type Response = Record<string, unknown>;
+
+export type Handlers = Record<string, (request: Request) => Promise<Response>>;
+
+// ---------------------------------------------------------------------------------------------
+// The provider
+// ---------------------------------------------------------------------------------------------
+
+export function terraformProvider(): Handlers {
+  return {
+    async GetMetadata() {
+      const schema = terraformSchema();
+      return {
+        server_capabilities: CAPABILITIES,
+        resources: Object.keys(schema.resources).map((type_name) => ({ type_name })),
+        data_sources: Object.keys(schema.dataSources).map((type_name) => ({ type_name })),
+        diagnostics: [],
+      };
+    },
+
+    async GetProviderSchema() {
+      const schema = terraformSchema();
+      const blocks = (blocks: Record<string, TerraformBlock>) => Object.fromEntries(Object.entries(blocks).map(([name, block]) => [name, protoSchema(block)]));
+      return {
+        provider: protoSchema(schema.provider),
+        resource_schemas: blocks(schema.resources),
+        data_source_schemas: blocks(schema.dataSources),
+        server_capabilities: CAPABILITIES,
+        diagnostics: [],
+      };
+    },
+
+    async ValidateProviderConfig({ config }) {
+      const { base_url: baseUrl } = (decodeValue(config as DynamicValue) ?? {}) as TerraformObject;
+      const diagnostics: Diagnostic[] = [];
+      if (typeof baseUrl === "string" && baseUrl !== UNKNOWN && !/^https?:\/\/[^\s/]+/.test(baseUrl)) {
+        diagnostics.push({ severity: "ERROR", summary: `base_url: ${JSON.stringify(baseUrl)} is not an http(s) URL, e.g. http://127.0.0.1:8765`, detail: "", attribute: { steps: [{ attribute_name: "base_url" }] } });
+      }
+      return { diagnostics };
+    },
+
+    async ConfigureProvider({ config }) {
+      const { api_key: apiKey, base_url: baseUrl } = (decodeValue(config as DynamicValue) ?? {}) as TerraformObject;
+      // Unset (or not known yet): the environment's GEMINI_API_KEY / GOOGLE_GEMINI_BASE_URL, read by providerClient.
+      const text = (value: unknown) => (typeof value === "string" && value !== "" && value !== UNKNOWN ? value : undefined);
+      setProviderConfig({ apiKey: text(apiKey), baseUrl: text(baseUrl) });
+      return { diagnostics: [] };
+    },
+
+    async ValidateResourceConfig({ type_name, config }) {
+      const type = resourceType(type_name as string);
+      const { failures } = type.core().check({}, coreValue(inputsOf(type.block), decodeValue(config as DynamicValue)));
+      return { diagnostics: failures.map((failure) => failureDiagnostic(type.block.attributes, failure)) };
+    },
+
+    async UpgradeResourceState({ type_name, version, raw_state }) {
+      const type = resourceType(type_name as string);
+      const stored = decodeValue(raw_state as DynamicValue);
+      const upgraded = upgradeState(type_name as string, Number(version ?? 0), stored);
+      return { upgraded_state: encodeValue(conformed(type.block.attributes, upgraded)), diagnostics: [] };
+    },
+
+    async ReadResource({ type_name, current_state, private: privateState }) {
+      const type = resourceType(type_name as string);
+      const current = decodeValue(current_state as DynamicValue) as TerraformObject | null;
+      if (current === null) return { new_state: current_state, diagnostics: [], private: privateState };
+      const result = await type.core().read(providerClient(), String(current.id), coreValue(type.block.attributes, current));
+      // Gone (deleted outside Terraform): a null state, which Terraform removes and plans to create again.
+      if (!result) return { new_state: encodeValue(null), diagnostics: [], private: privateState };
+      return { new_state: encodeValue({ ...current, ...computedValue(type.block, result.outs, result.id) }), diagnostics: [], private: privateState };
+    },
+
+    async PlanResourceChange({ type_name, prior_state, proposed_new_state, prior_private }) {
+      const type = resourceType(type_name as string);
+      const proposed = decodeValue(proposed_new_state as DynamicValue) as TerraformObject | null;
+      const prior = decodeValue(prior_state as DynamicValue) as TerraformObject | null;
+      const planned = (state: unknown, requires_replace: unknown[] = []) => ({ planned_state: encodeValue(state), requires_replace, planned_private: prior_private, diagnostics: [] });
+      if (proposed === null) return planned(null); // destroy
+      const core = type.core();
+      const checked = core.check({}, coreValue(inputsOf(type.block), proposed));
+      if (checked.failures.length > 0) return { diagnostics: checked.failures.map((failure) => failureDiagnostic(type.block.attributes, failure)) };
+      const computed = type.block.attributes.filter((attribute) => attribute.computed);
+      if (prior === null) return planned({ ...proposed, ...Object.fromEntries(computed.map((attribute) => [attribute.name, UNKNOWN])) });
+
+      const diff = core.diff(coreValue(type.block.attributes, prior), checked.inputs);
+      const replace = [...diff.changes].filter(([, change]) => change.replace).map(([path]) => terraformPath(type.block.attributes, parsePath(path).path).attribute);
+      const inputsChanged = inputsOf(type.block).some((attribute) => JSON.stringify(proposed[attribute.name]) !== JSON.stringify(prior[attribute.name]));
+      if (diff.changes.size === 0 && !inputsChanged) return planned(proposed);
+      // What the update changes is known at apply: every computed attribute but those it keeps.
+      const unknowns = computed.filter((attribute) => !type.kept.includes(attribute.name)).map((attribute) => [attribute.name, UNKNOWN]);
+      return planned({ ...proposed, ...Object.fromEntries(unknowns) }, replace);
+    },
+
+    async ApplyResourceChange({ type_name, prior_state, planned_state, planned_private }) {
+      const type = resourceType(type_name as string);
+      const core = type.core();
+      const prior = decodeValue(prior_state as DynamicValue) as TerraformObject | null;
+      const plannedState = decodeValue(planned_state as DynamicValue) as TerraformObject | null;
+      const answer = (state: unknown, diagnostics: Diagnostic[] = []) => ({ new_state: encodeValue(state), private: planned_private, diagnostics });
+      if (plannedState === null) {
+        await core.delete(providerClient(), String(prior!.id));
+        return answer(null);
+      }
+      const inputs = inputsOf(type.block);
+      const { inputs: news, failures } = core.check({}, coreValue(inputs, plannedState));
+      if (failures.length > 0) return { diagnostics: failures.map((failure) => failureDiagnostic(type.block.attributes, failure)) };
+      const declared = Object.fromEntries(inputs.map((attribute) => [attribute.name, plannedState[attribute.name]]));
+      if (prior === null) {
+        const { id, outs } = await core.create(providerClient(), news);
+        return answer({ ...declared, ...computedValue(type.block, outs, id) });
+      }
+      const id = String(prior.id);
+      try {
+        const outs = await core.update(providerClient(), id, coreValue(type.block.attributes, prior), news);
+        return answer({ ...declared, ...computedValue(type.block, outs, id) });
+      } catch (error) {
+        if (!(error instanceof PartialUpdateError)) throw error;
+        // The state records what was applied (the inputs as uploaded), so the next plan finishes the job.
+        return answer({ ...terraformValue(type.block.attributes, error.outs as object), id }, [errorDiagnostic(error)]);
+      }
+    },
+
+    async ImportResourceState({ type_name, id }) {
+      const type = resourceType(type_name as string);
+      const result = await type.core().read(providerClient(), String(id), undefined);
+      if (!result) {
+        return { imported_resources: [], diagnostics: [{ severity: "ERROR", summary: `${type_name} ${String(id)} does not exist for this API key: check the id and the provider's api_key and base_url`, detail: "" }] };
+      }
+      const state = { ...terraformValue(inputsOf(type.block), result.inputs), ...computedValue(type.block, result.outs, result.id) };
+      return { imported_resources: [{ type_name, state: encodeValue(state), private: Buffer.alloc(0) }], diagnostics: [] };
+    },
+
+    async ValidateDataResourceConfig({ type_name, config }) {
+      if (type_name !== `${PROVIDER_NAME}_hooks`) return { diagnostics: [] };
+      const args = decodeValue(config as DynamicValue);
+      // Not known yet (a file() of a generated file): the plan's read checks it.
+      if (hasUnknown(args)) return { diagnostics: [] };
+      return { diagnostics: hooksDiagnostics(readHooks(coreValue(argumentsOf(dataBlock(type_name)), args) as never)) };
+    },
+
+    async ReadDataSource({ type_name, config }) {
+      const block = dataBlock(type_name as string);
+      const configured = decodeValue(config as DynamicValue) as TerraformObject;
+      const args = coreValue(argumentsOf(block), configured);
+      const results = block.attributes.filter((attribute) => attribute.computed);
+      if (type_name === `${PROVIDER_NAME}_hooks`) {
+        const read = readHooks(args as never);
+        const diagnostics = hooksDiagnostics(read);
+        if (!read.result) return { diagnostics };
+        return { state: encodeValue({ ...configured, ...terraformValue(results, read.result) }), diagnostics };
+      }
+      const core = DATA_SOURCE_FUNCTIONS[type_name as string] as FunctionCore;
+      try {
+        const outputs = await callFunction(core, providerClient, args);
+        return { state: encodeValue({ ...configured, ...terraformValue(results, outputs) }), diagnostics: [] };
+      } catch (error) {
+        if (!(error instanceof InvalidInputError)) throw error;
+        return { diagnostics: error.issues.map((issue) => failureDiagnostic(block.attributes, { property: String(issue.path[0] ?? ""), reason: renderIssue(issue) })) };
+      }
+    },
+
+    async StopProvider() {
+      return { Error: "" };
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------------
+
+const CAPABILITIES = { plan_destroy: false, get_provider_schema_optional: false, move_resource_state: false };
+
+function resourceType(name: string): ResourceType {
+  const found = RESOURCES[name];
+  const block = terraformSchema().resources[name];
+  if (!found || !block) throw new Error(`unknown resource type ${name} (this provider serves ${Object.keys(RESOURCES).join(", ")})`);
+  return { ...found, block };
+}
+
+function dataBlock(name: string): TerraformBlock {
+  const block = terraformSchema().dataSources[name];
+  if (!block) throw new Error(`unknown data source ${name} (this provider serves ${Object.keys(terraformSchema().dataSources).join(", ")})`);
+  return block;
+}
+
+/** A resource's input attributes: what the configuration sets. */
+function inputsOf(block: TerraformBlock): TerraformAttribute[] {
+  return block.attributes.filter((attribute) => !attribute.computed);
+}
+
+/** A data source's arguments. */
+function argumentsOf(block: TerraformBlock): TerraformAttribute[] {
+  return block.attributes.filter((attribute) => !attribute.computed);
+}
+
+/** The computed attributes of a core's outputs (`id` the resource's id). */
+function computedValue(block: TerraformBlock, outs: object, id: string): TerraformObject {
+  return terraformValue(
+    block.attributes.filter((attribute) => attribute.computed),
+    { ...outs, id },
+  );
+}
+
+function hooksDiagnostics(read: ReturnType<typeof readHooks>): Diagnostic[] {
+  const block = dataBlock(`${PROVIDER_NAME}_hooks`);
+  const at = (severity: "ERROR" | "WARNING") => (issue: (typeof read.errors)[number]) =>
+    failureDiagnostic(block.attributes, { property: String(issue.path[0] ?? ""), reason: renderIssue(issue) }, severity);
+  return [...read.errors.map(at("ERROR")), ...read.warnings.map(at("WARNING"))];
+}
+
+/** A block as GetProviderSchema sends it. */
+function protoSchema(block: TerraformBlock): Response {
+  return { version: block.version, block: { version: block.version, attributes: block.attributes.map(protoAttribute), description: block.description, description_kind: "MARKDOWN" } };
+}
+
+function protoAttribute(attribute: TerraformAttribute): Response {
+  return {
+    name: attribute.name,
+    type: attribute.nested ? Buffer.alloc(0) : Buffer.from(JSON.stringify(attribute.type)),
+    ...(attribute.nested && { nested_type: { attributes: attribute.nested.attributes.map(protoAttribute), nesting: attribute.nested.nesting.toUpperCase() } }),
+    description: attribute.description,
+    description_kind: "MARKDOWN",
+    required: attribute.required,
+    optional: attribute.optional,
+    computed: attribute.computed,
+    sensitive: attribute.sensitive,
+  };
+}

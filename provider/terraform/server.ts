@@ -1,0 +1,84 @@
+/**
+ * The plugin as go-plugin serves one to Terraform (hashicorp/go-plugin's server.go, and
+ * hashicorp/terraform's docs/plugin-protocol/):
+ *
+ * 1. Terraform starts it with `TF_PLUGIN_MAGIC_COOKIE` set to the cookie below; without it the binary
+ *    was run by hand, and says so.
+ * 2. It serves gRPC on 127.0.0.1 with mutual TLS: a certificate of its own (_certificate.ts), and
+ *    only Terraform's, which comes in `PLUGIN_CLIENT_CERT`, trusted.
+ * 3. It prints the handshake line on stdout, `1|6|tcp|127.0.0.1:<port>|grpc|<its certificate, base64
+ *    DER without padding>`: core protocol 1, plugin protocol 6.
+ * 4. Terraform checks the health service's "plugin", calls the provider (tfplugin6.Provider), and
+ *    when done `plugin.GRPCController/Shutdown`, after which the plugin exits.
+ */
+import * as path from "node:path";
+import type * as Grpc from "@grpc/grpc-js";
+import type * as ProtoLoader from "@grpc/proto-loader";
+import { serverCertificate } from "./_certificate";
+import { errorDiagnostic } from "./diagnostics";
+import type { Handlers } from "./provider";
+
+const MAGIC_COOKIE_KEY = "TF_PLUGIN_MAGIC_COOKIE";
+const MAGIC_COOKIE = "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2";
+const PROTOCOL_VERSION = 6;
+/** Terraform's states and plans can be large: no limit on a message, as go-plugin sets none. */
+const UNLIMITED = -1;
+
+export const NOT_A_COMMAND =
+  "This binary is a plugin. These are not meant to be executed directly.\n" +
+  "Please execute the program that consumes these plugins, which will\n" +
+  "load any plugins automatically\n";
+
+/** Whether Terraform (or OpenTofu) started the plugin. */
+export function startedByTerraform(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env[MAGIC_COOKIE_KEY] === MAGIC_COOKIE;
+}
+
+/** Serves `handlers` and prints the handshake line; resolves once the line is out. */
+export async function serve(handlers: Handlers, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const grpc = require("@grpc/grpc-js") as typeof Grpc;
+  const loader = require("@grpc/proto-loader") as typeof ProtoLoader;
+  const definition = loader.loadSync(
+    ["tfplugin6.proto", "go-plugin.proto", "health.proto"].map((file) => path.join(__dirname, file)),
+    { keepCase: true, longs: Number, enums: String, defaults: true, oneofs: true },
+  );
+  const proto = grpc.loadPackageDefinition(definition) as unknown as {
+    tfplugin6: { Provider: Grpc.ServiceClientConstructor };
+    plugin: { GRPCController: Grpc.ServiceClientConstructor };
+    grpc: { health: { v1: { Health: Grpc.ServiceClientConstructor } } };
+  };
+  const server = new grpc.Server({ "grpc.max_receive_message_length": UNLIMITED, "grpc.max_send_message_length": UNLIMITED });
+
+  const implementation: Grpc.UntypedServiceImplementation = {};
+  for (const [method, handle] of Object.entries(handlers)) {
+    implementation[method] = (call: Grpc.ServerUnaryCall<Record<string, unknown>, unknown>, callback: Grpc.sendUnaryData<unknown>) => {
+      // Every failure is a diagnostic, which Terraform shows with the resource it is about.
+      handle(call.request).then(
+        (response) => callback(null, response),
+        (error: unknown) => callback(null, { diagnostics: [errorDiagnostic(error)] }),
+      );
+    };
+  }
+  server.addService(proto.tfplugin6.Provider.service, implementation);
+  server.addService(proto.plugin.GRPCController.service, {
+    Shutdown: (_call: unknown, callback: Grpc.sendUnaryData<unknown>) => {
+      callback(null, {});
+      setImmediate(() => {
+        server.forceShutdown();
+        process.exit(0);
+      });
+    },
+  });
+  server.addService(proto.grpc.health.v1.Health.service, {
+    Check: (_call: unknown, callback: Grpc.sendUnaryData<unknown>) => callback(null, { status: "SERVING" }),
+  });
+
+  const clientCertificate = env.PLUGIN_CLIENT_CERT;
+  const certificate = clientCertificate ? serverCertificate() : undefined;
+  const credentials = certificate
+    ? grpc.ServerCredentials.createSsl(Buffer.from(clientCertificate!), [{ cert_chain: Buffer.from(certificate.certificatePem), private_key: Buffer.from(certificate.privateKeyPem) }], true)
+    : grpc.ServerCredentials.createInsecure();
+  const port = await new Promise<number>((resolve, reject) => server.bindAsync("127.0.0.1:0", credentials, (error, bound) => (error ? reject(error) : resolve(bound))));
+  const encoded = certificate ? certificate.certificateDer.toString("base64").replace(/=+$/, "") : "";
+  process.stdout.write(`1|${PROTOCOL_VERSION}|tcp|127.0.0.1:${port}|grpc|${encoded}\n`);
+}
