@@ -1,0 +1,78 @@
+/**
+ * The Terraform registry's pages under docs/terraform/ are generated from terraformSchema() and
+ * examples/terraform/ (scripts/generate-terraform-docs.ts, `npm run schema`): this fails when a
+ * committed page drifts or one is left over, when a page lacks the registry's front matter, when a
+ * resource, data source or attribute the provider serves has no page or no line, when a page's
+ * example is not its example file, or when an example is not run by the e2e test of the examples.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { EXAMPLES_DIR, EXAMPLES_TESTED_BY, exampleOf, terraformPages } from "../../../scripts/generate-terraform-docs";
+import { terraformSchema, type TerraformAttribute } from "../../../provider/terraform/schema";
+
+const root = path.resolve(__dirname, "../../..");
+const docsDir = path.join(root, "docs", "terraform");
+const pages = terraformPages(root);
+const schema = terraformSchema();
+
+function committedPages(dir = docsDir, prefix = ""): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? committedPages(path.join(dir, entry.name), `${prefix}${entry.name}/`) : [`${prefix}${entry.name}`]));
+}
+
+test.each(Object.keys(pages))("the committed docs/terraform/%s is the generator's output (run `npm run schema` to update it)", (file) => {
+  expect(fs.readFileSync(path.join(docsDir, file), "utf8")).toBe(pages[file]);
+});
+
+test("docs/terraform/ holds the generated pages and nothing else", () => {
+  expect(committedPages().sort()).toEqual(Object.keys(pages).sort());
+});
+
+test("one page per resource and data source, in the registry's folders", () => {
+  const expected = [
+    "index.md",
+    ...Object.keys(schema.resources).map((type) => `resources/${type.replace(/^geminienvironments_/, "")}.md`),
+    ...Object.keys(schema.dataSources).map((type) => `data-sources/${type.replace(/^geminienvironments_/, "")}.md`),
+  ];
+  expect(Object.keys(pages).sort()).toEqual(expected.sort());
+  expect(Object.keys(pages)).toEqual(expect.arrayContaining(["resources/environment.md", "resources/credential.md", "data-sources/hooks.md"]));
+});
+
+test.each(Object.keys(pages))("docs/terraform/%s opens with the registry's front matter: page_title, subcategory, description", (file) => {
+  const frontMatter = /^---\n([\s\S]*?)\n---\n/.exec(pages[file])?.[1];
+  expect(frontMatter).toMatch(/^page_title: "\S.*"$/m);
+  expect(frontMatter).toMatch(/^subcategory: ""$/m);
+  expect(frontMatter).toMatch(/^description: \|-\n {2}\S/m);
+});
+
+const blocks = [
+  { file: "index.md", block: schema.provider, example: exampleOf("provider", "") },
+  ...Object.entries(schema.resources).map(([type, block]) => ({ file: `resources/${type.replace(/^geminienvironments_/, "")}.md`, block, example: exampleOf("resources", type) })),
+  ...Object.entries(schema.dataSources).map(([type, block]) => ({ file: `data-sources/${type.replace(/^geminienvironments_/, "")}.md`, block, example: exampleOf("data-sources", type) })),
+];
+
+test.each(blocks)("$file lists every attribute the provider serves, nested ones in their section, secrets marked Sensitive", ({ file, block }) => {
+  const page = pages[file];
+  const check = (attributes: TerraformAttribute[], parent: string) => {
+    const section = parent === "" ? page.slice(page.indexOf("## Schema")) : page.slice(page.indexOf(`### Nested Schema for \`${parent}\``));
+    for (const attribute of attributes) {
+      const line = section.split("\n").find((candidate) => candidate.startsWith(`- \`${attribute.name}\` (`));
+      expect(line).toBeDefined();
+      expect(line!.includes("Sensitive)")).toBe(attribute.sensitive);
+      if (attribute.nested) check(attribute.nested.attributes, parent === "" ? attribute.name : `${parent}.${attribute.name}`);
+    }
+  };
+  check(block.attributes, "");
+  // A required attribute is under Required, a computed-only one under Read-Only.
+  const required = block.attributes.filter((attribute) => attribute.required).map((attribute) => attribute.name);
+  if (required.length > 0) expect(page).toContain(`### Required\n\n- \`${[...required].sort()[0]}\``);
+});
+
+test.each(blocks)("$file shows its example, $example, whole", ({ file, example }) => {
+  const text = fs.readFileSync(path.join(root, example), "utf8").trimEnd();
+  expect(pages[file]).toContain(`## Example Usage\n\n\`\`\`terraform\n${text}\n\`\`\``);
+});
+
+test("the resources' pages have an Import section with the command of their import.sh", () => {
+  expect(pages["resources/environment.md"]).toContain("terraform import geminienvironments_environment.example env_abc123");
+  expect(pages["resources/credential.md"]).toContain("terraform import geminienvironments_credential.github github-token");
+});
