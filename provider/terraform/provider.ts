@@ -45,6 +45,19 @@ const RESOURCES: Record<string, Omit<ResourceType, "block">> = {
   },
 };
 
+/**
+ * Loads every module a call may load (scripts/pack-plugin traces what the plugin needs this way).
+ * @public (called by scripts/pack-plugin, which knip does not read)
+ */
+export function loadEverything(): void {
+  for (const type of Object.values(RESOURCES)) type.core();
+  terraformSchema();
+  require("@grpc/grpc-js");
+  require("@grpc/proto-loader");
+  require("../../hooks/lint");
+  require("../../client/client");
+}
+
 /** A request's fields, as the proto loader gives them (keepCase). */
 type Request = Record<string, unknown>;
 /** A response, as the proto loader takes it. */
