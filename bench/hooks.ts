@@ -19,6 +19,7 @@ import { HooksConfig } from "../hooks/schema";
 import { runHooksDiff } from "../cli/commands/hooks-diff";
 import { EnvironmentsClient } from "../client/client";
 import { interleavedMedians, startServeProcess, type Comparison } from "./_measure";
+import { probeRows } from "./_hooks-probe";
 
 const RUNS = 21;
 const SANDBOX_CALL_RUNS = 101; // a call is ~10 ms: more runs for a steadier median of a 2 ms goal
@@ -87,6 +88,7 @@ export async function benchHooks(): Promise<Comparison[]> {
     }
 
     rows.push(await replayRow(root, gate));
+    rows.push(...(await probeRows()));
 
     const server = await startServeProcess();
     const client = new EnvironmentsClient({ apiKey: server.key, baseUrl: server.url, timeoutMs: 60_000 });
