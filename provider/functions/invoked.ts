@@ -14,6 +14,7 @@
 import type { InvokeOptions, InvokeOutputOptions } from "@pulumi/pulumi/invoke";
 import * as pulumi from "../contracts/pulumi-sdk";
 import type { InputsOf } from "../contracts/resource-schema";
+import { withPluginRegistration } from "../contracts/package-identity";
 import { functionToken, type FunctionName } from "./catalog";
 import type { CredentialInfo, GetCredentialArgs, GetCredentialsResult } from "./credentials";
 import type { EnvironmentFileContent, GetEnvironmentFileArgs } from "./environment-file";
@@ -21,13 +22,14 @@ import type { EnvironmentInfo, GetEnvironmentArgs, GetEnvironmentsArgs, GetEnvir
 
 type Runtime = typeof import("@pulumi/pulumi/runtime/invoke");
 
-function invoke<Result>(name: FunctionName, args: object, opts?: InvokeOptions): Promise<Result> {
+function invoke<Result>(name: FunctionName, args: object, given?: InvokeOptions): Promise<Result> {
   const runtime = require("@pulumi/pulumi/runtime/invoke") as Runtime;
-  return runtime.invoke(functionToken(name), args, opts);
+  return runtime.invoke(functionToken(name), args, withPluginRegistration(given));
 }
 
-function invokeOutput<Result>(name: FunctionName, args: object, opts?: InvokeOutputOptions): pulumi.Output<Result> {
+function invokeOutput<Result>(name: FunctionName, args: object, given?: InvokeOutputOptions): pulumi.Output<Result> {
   const runtime = require("@pulumi/pulumi/runtime/invoke") as Partial<Runtime>;
+  const opts = withPluginRegistration(given);
   // invokeOutput (which keeps a result's secrets and dependencies) is in @pulumi/pulumi 3.140 and later;
   // before it, the promise form over the resolved arguments.
   if (runtime.invokeOutput) return runtime.invokeOutput<Result>(functionToken(name), args, opts);

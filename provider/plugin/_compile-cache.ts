@@ -22,7 +22,7 @@ import * as nodeModule from "node:module";
 import * as os from "node:os";
 import * as path from "node:path";
 import { aroundCalls } from "./_around-calls";
-import { PACKAGE_ROOT, packageVersion } from "./_package";
+import { PACKAGE_ROOT, packageVersion } from "../contracts/package-identity";
 import { pruneUnusedCaches } from "./unused-caches";
 
 const { enableCompileCache, flushCompileCache } = nodeModule as {

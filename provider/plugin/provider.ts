@@ -19,7 +19,7 @@ import { callFunction } from "../contracts/function-core";
 import { secretValuePaths } from "../contracts/resource-schema";
 import { conceal, reveal, secret, type Path } from "./_secrets";
 import { profiling, timedMethods } from "./_profile";
-import { PACKAGE_ROOT, packageVersion } from "./_package";
+import { PACKAGE_ROOT, packageVersion } from "../contracts/package-identity";
 
 /** A property's change as the engine's detailed diff spells it. */
 export type PropertyDiffKind = "add" | "addReplace" | "delete" | "deleteReplace" | "update" | "updateReplace";

@@ -9,7 +9,8 @@
  *
  * What the plugin adds over the dynamic provider: `pulumi import`, previews with per-property diffs
  * (replace or update), and an explicit provider resource (`new plugin.Provider("p", { apiKey, baseUrl })`).
- * What it needs: the plugin found by the engine (README, "From any Pulumi language").
+ * What it needs: the plugin, which the engine installs on demand from the version and download URL
+ * each registers (docs/provider.md, "From any Pulumi language").
  */
 import * as pulumi from "../contracts/pulumi-sdk";
 import type { LintCode } from "../../hooks/lint";
@@ -25,6 +26,7 @@ import type { HookBundle } from "../components/hook-bundle";
 import { InvalidInputError } from "../contracts/errors";
 import { NetworkPolicy } from "../components/network-policy";
 import { plainPromiseStacks } from "../contracts/promise-stacks";
+import { withPluginRegistration } from "../contracts/package-identity";
 
 /** The functions through the plugin's Invoke: `plugin.getEnvironment`, `plugin.getEnvironmentOutput`, … */
 export * from "../functions/invoked";
@@ -41,7 +43,7 @@ export interface ProviderArgs {
 
 export class Provider extends pulumi.ProviderResource {
   constructor(name: string, args: ProviderArgs = {}, opts?: pulumi.ResourceOptions) {
-    super(PACKAGE, name, { ...args, ...(args.apiKey !== undefined && { apiKey: pulumi.secret(args.apiKey) }) }, opts);
+    super(PACKAGE, name, { ...args, ...(args.apiKey !== undefined && { apiKey: pulumi.secret(args.apiKey) }) }, withPluginRegistration(opts));
   }
 }
 
@@ -51,7 +53,7 @@ export class Environment extends pulumi.CustomResource implements EnvironmentRes
   constructor(name: string, args: EnvironmentArgs = {}, opts?: pulumi.CustomResourceOptions) {
     const restore = plainPromiseStacks(); // the SDK's debug stacks, four per property (contracts/promise-stacks.ts)
     try {
-      super(`${PACKAGE}:index:Environment`, name, { ...ENVIRONMENT_COMPUTED, ...(opts?.id === undefined ? args : {}) }, environmentOptions(opts));
+      super(`${PACKAGE}:index:Environment`, name, { ...ENVIRONMENT_COMPUTED, ...(opts?.id === undefined ? args : {}) }, environmentOptions(withPluginRegistration(opts)));
     } finally {
       restore();
     }
@@ -67,7 +69,7 @@ export interface Credential extends OutputsOf<CredentialOutputs> {}
 
 export class Credential extends pulumi.CustomResource {
   constructor(name: string, args: CredentialArgs, opts?: pulumi.CustomResourceOptions) {
-    const { props, options } = credentialRegistration(name, args, opts);
+    const { props, options } = credentialRegistration(name, args, withPluginRegistration(opts));
     const restore = plainPromiseStacks(); // the SDK's debug stacks, four per property (contracts/promise-stacks.ts)
     try {
       super(`${PACKAGE}:index:Credential`, name, props, options);
@@ -119,7 +121,7 @@ export class GuardedEnvironment extends pulumi.ComponentResource {
     };
     const restore = plainPromiseStacks(); // the SDK's debug stacks, four per property (contracts/promise-stacks.ts)
     try {
-      super(GUARDED_ENVIRONMENT_TYPE, name, props, opts, true);
+      super(GUARDED_ENVIRONMENT_TYPE, name, props, withPluginRegistration(opts), true);
     } finally {
       restore();
     }

@@ -7,7 +7,9 @@
 // Python program whose venv holds only `pulumi` and our wheel (whose pulumi-plugin.json names the
 // version and the download URL) does the same, with a GuardedEnvironment whose policy case the
 // downloaded plugin runs at preview. On Linux the downloaded plugin is the single
-// executable, and the programs run with no Node.js on PATH at all.
+// executable, and the programs run with no Node.js on PATH at all. Last, TypeScript programs (with
+// Node.js): one on `plugin.*`, whose registrations name the version and download URL, gets the plugin
+// installed on demand; one on the dynamic classes alone downloads nothing.
 import * as fs from "node:fs";
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -18,7 +20,8 @@ import type { Stack } from "@pulumi/pulumi/automation";
 
 import { runCommand, timeLeftOf } from "../support/commands";
 import { pythonSdkVenvBinDir, repoRoot } from "./engine";
-import { E2E_TEST_TIMEOUT_MS, listIds, useE2E } from "./_workspace";
+import { javascriptProject } from "../../devtools/packed-workspace";
+import { E2E_TEST_TIMEOUT_MS, listIds, program, useE2E } from "./_workspace";
 
 const VERSION: string = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")).version;
 const PLATFORM = `${os.platform()}-${{ x64: "amd64", arm64: "arm64" }[os.arch() as string] ?? os.arch()}`;
@@ -99,6 +102,23 @@ pulumi.export("status", agent.status)
 pulumi.export("credentialId", token.credential_id)
 pulumi.export("guardedId", guarded.environment_id)
 `;
+
+/** A TypeScript program on the plugin's classes and functions: the package registers their version and download URL, as a generated SDK does. */
+const TYPESCRIPT_PLUGIN_PROGRAM = program(`
+const token = new genv.plugin.Credential("token", { credentialId: "downloaded-ts-token", type: "bearer_token", token: pulumi.secret("ghp_downloaded-ts") });
+const agent = new genv.plugin.Environment("agent", {
+  sources: [{ type: "inline", target: "workspace/TASK.md", content: "Triage the open issues.\\n" }],
+  network: { allowlist: [{ domain: "api.github.com", credential: token.credentialId }] },
+});
+exports.environmentId = agent.id;
+exports.lookedUpStatus = genv.plugin.getEnvironmentOutput({ id: agent.id }).status;
+`);
+
+/** The same program on the dynamic classes, which need no plugin. */
+const TYPESCRIPT_DYNAMIC_PROGRAM = program(`
+const agent = new genv.Environment("agent", { sources: [{ type: "inline", target: "workspace/TASK.md", content: "Triage.\\n" }] });
+exports.environmentId = agent.id;
+`);
 
 describe("the engine downloads the plugin from the release host (empty PULUMI_HOME, no plugin path)", () => {
   const e2e = useE2E();
@@ -225,6 +245,50 @@ describe("the engine downloads the plugin from the release host (empty PULUMI_HO
       expect(destroy.summary.resourceChanges).toEqual({ delete: 5 });
       expect(await listIds(e2e().client)).toEqual([]);
       await expect(e2e().client.credentials.get("downloaded-py-token")).rejects.toThrow();
+    }, E2E_TEST_TIMEOUT_MS);
+  });
+
+  describe("a TypeScript program: plugin.* registers the plugin's version and download URL; the dynamic classes need no plugin", () => {
+    /** A Node.js program's environment: its own empty PULUMI_HOME, Node.js on PATH for the language host. */
+    const nodeEnv = async (name: string) => {
+      const home = path.join(scratch, name);
+      await fs.promises.mkdir(home);
+      return { home, env: { ...env, PULUMI_HOME: home, PATH: [path.dirname(process.execPath), e2e().engine.binDir].join(path.delimiter) } };
+    };
+    const installed = (home: string) => fs.existsSync(path.join(home, "plugins", `resource-gemini-environments-v${VERSION}`));
+
+    test("a program on the dynamic classes alone runs up and destroy with nothing downloaded", async () => {
+      const { home, env: programEnv } = await nodeEnv("dynamic-home");
+      const dir = await e2e().workspace.addProgram("downloaded-dynamic", TYPESCRIPT_DYNAMIC_PROGRAM, javascriptProject("downloaded-dynamic"));
+      const stack = await e2e().stack(dir, "downloaded", { env: programEnv });
+      const before = host.requests.length;
+      const up = await e2e().run(stack, (s, onOutput) => s.up({ onOutput }));
+      expect(up.summary.resourceChanges).toEqual({ create: 2 });
+      await e2e().run(stack, (s, onOutput) => s.destroy({ onOutput }));
+      expect(host.requests.length).toBe(before);
+      expect(installed(home)).toBe(false);
+    }, E2E_TEST_TIMEOUT_MS);
+
+    test("a program on plugin.* gets the plugin installed on demand (one download, no plugins: in Pulumi.yaml), runs up, a no-op preview, destroy", async () => {
+      const { home, env: programEnv } = await nodeEnv("plugin-home");
+      const dir = await e2e().workspace.addProgram("downloaded-ts", TYPESCRIPT_PLUGIN_PROGRAM, javascriptProject("downloaded-ts"));
+      expect(await fs.promises.readFile(path.join(dir, "Pulumi.yaml"), "utf8")).not.toContain("plugins:");
+      const stack = await e2e().stack(dir, "downloaded", { env: programEnv });
+      const before = host.requests.length;
+      const up = await e2e().run(stack, (s, onOutput) => s.up({ onOutput }));
+      expect(up.summary.resourceChanges).toEqual({ create: 3 });
+      expect(up.outputs.lookedUpStatus.value).toBe("active");
+      expect(host.requests.slice(before)).toEqual([`GET /${TARBALL}`]);
+      expect(installed(home)).toBe(true);
+      const environment = await e2e().client.get(up.outputs.environmentId.value);
+      expect(environment.network).toEqual({ allowlist: [{ domain: "api.github.com", credential: "downloaded-ts-token" }] });
+
+      const preview = await e2e().run(stack, (s, onOutput) => s.preview({ onOutput }));
+      expect(preview.changeSummary).toEqual({ same: 3 });
+      expect(host.requests.length).toBe(before + 1);
+      const destroy = await e2e().run(stack, (s, onOutput) => s.destroy({ onOutput }));
+      expect(destroy.summary.resourceChanges).toEqual({ delete: 3 });
+      expect(await listIds(e2e().client)).toEqual([]);
     }, E2E_TEST_TIMEOUT_MS);
   });
 });

@@ -1,0 +1,50 @@
+/**
+ * The package's own identity, read once from the files it ships: its root (the first directory above
+ * this module that holds package.json and schema.json: the repository, the installed package, or the
+ * plugin's directory), its version, and what the plugin's resources and functions register so that
+ * the engine can install the plugin on demand. Loads nothing else, so the plugin's compile cache can
+ * use it before any other module loads.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import * as path from "node:path";
+
+function packageRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, "package.json")) && existsSync(path.join(dir, "schema.json"))) return dir;
+    if (path.dirname(dir) === dir) throw new Error(`no package.json with a schema.json beside it above ${from}`);
+  }
+}
+
+export const PACKAGE_ROOT = packageRoot(__dirname);
+
+let version: string | undefined;
+
+/** `version` of the package's package.json. Throws when it cannot be read. */
+export function packageVersion(): string {
+  return (version ??= (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }).version);
+}
+
+/** The options a generated SDK registers with each of its resources and invokes. */
+export interface PluginRegistration {
+  version: string;
+  pluginDownloadURL: string;
+}
+
+let registration: PluginRegistration | undefined;
+
+/**
+ * The plugin's version and download URL, as schema.json gives them: registered with a resource or an
+ * invoke, they let the engine find the plugin, or download and install it when it is missing, as it
+ * does for any published provider, with no `plugins:` in Pulumi.yaml.
+ */
+export function pluginRegistration(): PluginRegistration {
+  if (registration) return registration;
+  const schema = JSON.parse(readFileSync(path.join(PACKAGE_ROOT, "schema.json"), "utf8")) as PluginRegistration;
+  return (registration = { version: schema.version, pluginDownloadURL: schema.pluginDownloadURL });
+}
+
+/** `opts` (a resource's or an invoke's options) with the plugin's version and download URL where the program set none. */
+export function withPluginRegistration<Options extends Partial<PluginRegistration>>(opts: Options | undefined): Options {
+  const { version, pluginDownloadURL } = pluginRegistration();
+  return { ...(opts as Options), version: opts?.version ?? version, pluginDownloadURL: opts?.pluginDownloadURL ?? pluginDownloadURL };
+}
