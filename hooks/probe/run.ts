@@ -54,6 +54,13 @@ export interface ProbeFinding {
   count: number;
 }
 
+/** What accepts a reviewed finding (a GuardedEnvironment's `acknowledgedWarnings`), e.g. `fail-open:security-gate:code_execution:timeout`. */
+export type FailOpenAcknowledgement = `fail-open:${string}`;
+
+export function acknowledgementOf(finding: Pick<ProbeFinding, "group" | "tool" | "outcome">): FailOpenAcknowledgement {
+  return `fail-open:${finding.group}:${finding.tool}:${finding.outcome}`;
+}
+
 export interface NotProbed {
   group: string;
   handler: string;

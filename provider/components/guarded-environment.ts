@@ -20,6 +20,8 @@ import { lintHooks, type Finding, type LintCode } from "../../hooks/lint";
 import { Environment, type EnvironmentArgs, type EnvironmentResource, type EgressPolicyArgs, type SourceArgs } from "../environment/resource";
 import type { UpdateStrategy } from "../environment/inputs";
 import type { HookBundle } from "./hook-bundle";
+import { checkProbe } from "./_probe-at-preview";
+import type { FailOpenAcknowledgement } from "../../hooks/probe/run";
 import { NetworkPolicy } from "./network-policy";
 
 export const GUARDED_ENVIRONMENT_TYPE = "gemini-environments:index:GuardedEnvironment";
@@ -36,9 +38,11 @@ export interface GuardedEnvironmentArgs {
   sources?: pulumi.Input<SourceArgs>[];
   /**
    * Warning codes reviewed and accepted, not reported again, e.g. `["inline-hooks-writable"]` for a
-   * fleet that knowingly ships hooks inline. Errors cannot be acknowledged.
+   * fleet that knowingly ships hooks inline. Errors cannot be acknowledged. With the bundle's `probe`
+   * on, a reviewed fail-open finding is accepted as `fail-open:<group>:<tool>:<outcome>` (warning or
+   * error alike), e.g. `"fail-open:security-gate:code_execution:timeout"`.
    */
-  acknowledgedWarnings?: LintCode[];
+  acknowledgedWarnings?: Array<LintCode | FailOpenAcknowledgement>;
   /** The Environment's `updateStrategy`: `in_place` (default: a hook change uploads the files, the agent's work stays) or `replace`. */
   updateStrategy?: pulumi.Input<UpdateStrategy>;
 }
@@ -59,6 +63,8 @@ export class GuardedEnvironment extends pulumi.ComponentResource {
   readonly environment: EnvironmentResource;
   /** The bundle's policy cases: `2 passed`, or `skipped` where no sandbox runs them; fails the operation on a regression. Undefined without cases. */
   readonly policyTests?: pulumi.Output<string>;
+  /** The bundle's probe at this preview or update: `none`, `2 fail-open findings (1 acknowledged)`, or `skipped` where no sandbox runs it. Undefined with the probe off. */
+  readonly failOpen?: pulumi.Output<string>;
   /** The linter's warnings reported at program time (acknowledged codes left out). */
   readonly warnings: Finding[];
 
@@ -89,13 +95,18 @@ export class GuardedEnvironment extends pulumi.ComponentResource {
     this.created = this.environment.created;
     this.lastAccessed = this.environment.lastAccessed;
     // The bundle's policy cases, at every preview and update: a regression fails the operation.
-    this.policyTests = args.hooks.tests.length > 0 ? pulumi.output(checkPolicy(args.hooks, this)) : undefined;
+    const policyChecked = args.hooks.tests.length > 0 ? checkPolicy(args.hooks, this) : undefined;
+    this.policyTests = policyChecked && pulumi.output(policyChecked);
+    // The probe after the lint and the cases (a failed case stops the operation first; the two would
+    // otherwise share the CPUs): a few seconds per gate, so only when the bundle asks for it.
+    this.failOpen = args.hooks.probe !== "off" ? pulumi.output((policyChecked ?? Promise.resolve()).then(() => checkProbe(args.hooks, acknowledged, this), () => "not run: a policy case failed")) : undefined;
     this.registerOutputs({
       environmentId: this.environmentId,
       status: this.status,
       fileCount: this.fileCount,
       sizeBytes: this.sizeBytes,
       ...(this.policyTests && { policyTests: this.policyTests }),
+      ...(this.failOpen && { failOpen: this.failOpen }),
     });
   }
 

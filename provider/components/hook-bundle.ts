@@ -16,11 +16,13 @@
  * command that runs a script the bundle does not ship.
  */
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { GroupBuilder, hooksConfig } from "../../hooks/builders";
 import { jsonPointer } from "../../hooks/lint";
 import type { HooksConfigInput, HooksGroupInput } from "../../hooks/schema";
-import { HOOK_EVENTS } from "../../hooks/schema";
+import { HOOK_EVENTS, HooksConfig } from "../../hooks/schema";
+import type { ProbeReport } from "../../hooks/probe/run";
 import { referencedScripts } from "../../hooks/scripts";
 import { serializeHooks } from "../../hooks/serialize";
 import { targetPathProblem, type Source } from "../../client/schemas";
@@ -29,6 +31,8 @@ import { atPath, issueAt, validationIssues, type Issue } from "../../client/issu
 import { HooksTestCases, type HooksTestCase, type HooksTestCaseInput } from "../../hooks/cases";
 import { HookBundleError } from "../contracts/errors";
 import { HOOKS_JSON_TARGET } from "../environment/hooks-check";
+
+const PROBE_MODES: readonly ProbeMode[] = ["off", "warn", "error"];
 
 /** Where bundle scripts land, relative to the environment root; commands run them as `/.agents/hooks-scripts/<name>`. */
 export const HOOK_SCRIPTS_DIR = ".agents/hooks-scripts";
@@ -64,7 +68,21 @@ export interface HookBundleArgs {
    * with a warning; `GENV_POLICY_TESTS=require` makes that an error (for CI).
    */
   tests?: HooksTestCaseInput[];
+  /**
+   * `genv hooks probe` at every preview and update, after the lint and the policy cases: every pre
+   * handler against generated unkind tool calls in the local sandbox, to find the payloads on which
+   * it fails open (crashes, times out, prints no decision). `"warn"`: each finding is a warning on the
+   * `GuardedEnvironment` (group, tool, outcome, the smallest payload); `"error"`: findings stop the
+   * preview. A reviewed finding is accepted with `acknowledgedWarnings: ["fail-open:<group>:<tool>:<outcome>"]`,
+   * e.g. `"fail-open:security-gate:code_execution:timeout"`. Default `"off"`: a probe is a few
+   * seconds per gate on two cores (docs/performance.md), too much for every preview; run `genv hooks
+   * probe` in the pull request instead, or switch it on here.
+   */
+  probe?: ProbeMode;
 }
+
+/** Whether the probe runs at preview, and what its findings are: `off`, `warn` or `error`. */
+export type ProbeMode = "off" | "warn" | "error";
 
 export { HookBundleError };
 
@@ -94,8 +112,12 @@ export class HookBundle {
   readonly writableByAgent: boolean;
   /** The policy cases, validated (`event` filled in); empty when none were given. */
   readonly tests: HooksTestCase[];
+  /** Whether the probe runs at preview (`HookBundleArgs.probe`). */
+  readonly probe: ProbeMode;
   /** The scripts by name, as the cases' sandbox gets them. */
   private readonly scriptTexts: Record<string, string | Buffer>;
+  /** The probe's report, made once per bundle however many environments it guards. */
+  private probed?: Promise<ProbeReport>;
 
   constructor(args: HookBundleArgs) {
     this.config = hooksConfigOf(args.hooks);
@@ -105,7 +127,9 @@ export class HookBundle {
     problems.push(...missingScripts(this.config, new Set(scripts.keys()), new Set(args.providedScripts ?? []), "hooks"));
     const tests = HooksTestCases.safeParse(args.tests ?? []);
     if (!tests.success) problems.push(...validationIssues(tests.error, ["tests"]));
+    if (args.probe !== undefined && !PROBE_MODES.includes(args.probe)) problems.push(issueAt(["probe"], "invalid-value", `must be one of ${PROBE_MODES.join(", ")} (got ${JSON.stringify(args.probe)})`));
     if (problems.length > 0) throw new HookBundleError(problems);
+    this.probe = args.probe ?? "off";
     this.tests = tests.success ? tests.data : [];
     this.scriptTexts = Object.fromEntries(
       [...scripts.entries()].map(([name, script]) => [name, script.encoding === "base64" ? Buffer.from(script.content, "base64") : script.content]),
@@ -133,6 +157,27 @@ export class HookBundle {
   }
 
   /**
+   * `genv hooks probe` of the hooks and scripts in the local sandbox, with the default seed (`emulator/`
+   * and the probe loaded only here); made once per bundle.
+   */
+  runProbe(): Promise<ProbeReport> {
+    this.probed ??= (async () => {
+      const [{ runCommandHandlers }, { probeHooks }, { DEFAULT_PROBE_SEED, probeCorpus }] = await Promise.all([
+        import("../../emulator/sandbox/policy-cases"),
+        import("../../hooks/probe/run"),
+        import("../../hooks/probe/corpus"),
+      ]);
+      const hooks = { hooksText: this.hooksJson, scripts: this.scriptTexts };
+      return probeHooks(HooksConfig.parse(this.config), {
+        seed: DEFAULT_PROBE_SEED,
+        calls: probeCorpus(DEFAULT_PROBE_SEED),
+        runCommands: (requests) => runCommandHandlers(hooks, requests, os.availableParallelism()),
+      });
+    })();
+    return this.probed;
+  }
+
+  /**
    * Hooks from a repository, mounted read-only at `.agents`: the tamper-resistant option the hooks
    * spec recommends, since an agent with shell access can rewrite inline hooks.
    */
@@ -140,6 +185,7 @@ export class HookBundle {
     const bundle: { -readonly [K in keyof HookBundle]: HookBundle[K] } = Object.create(HookBundle.prototype);
     bundle.config = {};
     bundle.tests = [];
+    bundle.probe = "off";
     (bundle as unknown as { scriptTexts: Record<string, string | Buffer> }).scriptTexts = {};
     if (args.checkout !== undefined) {
       const file = path.join(args.checkout, "hooks.json");
