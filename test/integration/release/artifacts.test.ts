@@ -8,15 +8,22 @@
 // --strict` (what PyPI checks of the metadata and renders of the readme), and installs with pip into
 // a fresh venv, where it imports and reports its version. The checksums file lists every artifact
 // and `sha256sum -c` verifies it. One version, package.json's, is in every artifact, schema.json, the
-// SDKs and the tags the release workflow pushes (scripts/release-version). Runs from the repo after
-// `npm run build`.
+// SDKs and the tags the release workflow pushes (scripts/release-version). The Terraform provider's
+// zips (one per platform, the executable terraform-provider-geminienvironments_v<version> at the root)
+// are listed with the manifest (terraform-registry-manifest.json: protocol 6.0) in the _SHA256SUMS,
+// which `sha256sum -c` verifies; a filesystem mirror made of those zips, and nothing else, is all
+// `terraform init` and `tofu init` need (no network), and the provider they install from it serves
+// its resources and data sources. Runs from the repo after `npm run build`.
 import { execFile, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 
+import { cliConfig, mirrorOfZips, PROVIDER_SOURCE, terraformEngine, terraformEnv, terraformOnPath, TERRAFORM_TOOLS_TIMEOUT_MS, type EngineName } from "../../../devtools/terraform";
 import { runCommand, timeLeftOf } from "../../support/commands";
+import { goToolchainNeeds } from "../../support/go";
+import { describeNeeding } from "../../support/prerequisites";
 
 const execFileAsync = promisify(execFile);
 const repoRoot = path.resolve(__dirname, "..", "..", "..");
@@ -33,6 +40,12 @@ const plugin = (platform: string) => `pulumi-resource-gemini-environments-v${VER
 const NPM_PACKAGE = `pulumi-gemini-environments-${VERSION}.tgz`;
 const WHEEL = `pulumi_gemini_environments-${VERSION}-py3-none-any.whl`;
 const CHECKSUMS = `pulumi-gemini-environments_${VERSION}_checksums.txt`;
+const TF = `terraform-provider-geminienvironments_${VERSION}`;
+const terraformZip = (platform: string) => `${TF}_${platform.replace("-", "_")}.zip`;
+const TF_MANIFEST = `${TF}_manifest.json`;
+const TF_SUMS = `${TF}_SHA256SUMS`;
+const TF_EXECUTABLE = `terraform-provider-geminienvironments_v${VERSION}`;
+const TERRAFORM_FILES = [...PLATFORMS.map(terraformZip), TF_MANIFEST, TF_SUMS];
 // A fresh venv's pip install of the wheel fetches pulumi and its dependencies (pip's cache makes it quick).
 const PIP_TEST_TIMEOUT_MS = 10 * 60_000;
 
@@ -73,8 +86,8 @@ describe("npm run release (scripts/release)", () => {
 
   afterAll(() => fs.promises.rm(scratch, { recursive: true, force: true }));
 
-  test("writes the four plugin tarballs, the npm package, the wheel and their checksums, all of package.json's version", async () => {
-    expect((await fs.promises.readdir(out)).sort()).toEqual([...PLATFORMS.map(plugin), NPM_PACKAGE, WHEEL, CHECKSUMS].sort());
+  test("writes the four plugin tarballs, the npm package, the wheel and their checksums, and the Terraform provider's four zips, manifest and SHA256SUMS, all of package.json's version", async () => {
+    expect((await fs.promises.readdir(out)).sort()).toEqual([...PLATFORMS.map(plugin), NPM_PACKAGE, WHEEL, CHECKSUMS, ...TERRAFORM_FILES].sort());
   });
 
   test("the checksums file has one SHA-256 line per artifact, and sha256sum -c verifies them", async () => {
@@ -88,6 +101,36 @@ describe("npm run release (scripts/release)", () => {
     await fs.promises.cp(out, copy, { recursive: true });
     await fs.promises.appendFile(path.join(copy, NPM_PACKAGE), "x");
     await expect(execFileAsync("sha256sum", ["-c", CHECKSUMS], { cwd: copy })).rejects.toMatchObject({ stdout: expect.stringContaining(`${NPM_PACKAGE}: FAILED`) });
+  });
+
+  test("the Terraform SHA256SUMS lists the four zips and the manifest, and sha256sum -c verifies them (a changed zip fails)", async () => {
+    const lines = (await fs.promises.readFile(path.join(out, TF_SUMS), "utf8")).trim().split("\n");
+    expect(lines.map((line) => line.split("  ")[1]).sort()).toEqual([...PLATFORMS.map(terraformZip), TF_MANIFEST].sort());
+    for (const line of lines) expect(line).toMatch(/^[0-9a-f]{64} {2}\S+$/);
+    await execFileAsync("sha256sum", ["-c", TF_SUMS], { cwd: out });
+    const copy = path.join(scratch, "tampered-terraform");
+    await fs.promises.mkdir(copy);
+    for (const file of [TF_SUMS, TF_MANIFEST, ...PLATFORMS.map(terraformZip)]) await fs.promises.link(path.join(out, file), path.join(copy, file));
+    const changed = path.join(copy, terraformZip(PLATFORMS[0]));
+    await fs.promises.rm(changed);
+    await fs.promises.copyFile(path.join(out, terraformZip(PLATFORMS[1])), changed);
+    await expect(execFileAsync("sha256sum", ["-c", TF_SUMS], { cwd: copy })).rejects.toMatchObject({ stdout: expect.stringContaining(`${terraformZip(PLATFORMS[0])}: FAILED`) });
+  });
+
+  test("the Terraform manifest is the repository's terraform-registry-manifest.json: version 1, protocol 6.0", async () => {
+    const manifest = await fs.promises.readFile(path.join(out, TF_MANIFEST), "utf8");
+    expect(manifest).toBe(await fs.promises.readFile(path.join(repoRoot, "terraform-registry-manifest.json"), "utf8"));
+    expect(JSON.parse(manifest)).toEqual({ version: 1, metadata: { protocol_versions: ["6.0"] } });
+  });
+
+  test.each(PLATFORMS)("the %s Terraform zip: the executable terraform-provider-geminienvironments_v<version> at its root, package.json of the version", async (platform) => {
+    const zip = path.join(out, terraformZip(platform));
+    const { stdout } = await execFileAsync("zipinfo", [zip], { maxBuffer: 64 * 1024 * 1024 });
+    expect(stdout.split("\n").find((line) => line.endsWith(` ${TF_EXECUTABLE}`))).toMatch(/^-rwxr-xr-x/);
+    const { stdout: packageJson } = await execFileAsync("unzip", ["-p", zip, "package.json"]);
+    expect(JSON.parse(packageJson)).toMatchObject({ version: VERSION });
+    const head = (await execFileAsync("unzip", ["-p", zip, TF_EXECUTABLE], { encoding: "buffer", maxBuffer: 512 * 1024 * 1024 })).stdout.subarray(0, 4);
+    expect(head.toString("latin1")).toBe(platform.startsWith("linux-") ? "\x7fELF" : "#!/b");
   });
 
   test("one version, package.json's: schema.json, the SDKs, the plugin tarballs, the npm package, the wheel and the tags the workflow pushes", async () => {
@@ -226,4 +269,52 @@ describe("npm run release (scripts/release)", () => {
     },
     PIP_TEST_TIMEOUT_MS,
   );
+
+  const engineNeeds: Record<EngineName, Record<string, boolean>> = {
+    terraform: { "terraform on PATH (Terraform 1.11 or newer)": terraformOnPath() !== undefined },
+    tofu: goToolchainNeeds(),
+  };
+  describe.each(["terraform", "tofu"] as const)("a filesystem mirror made of the zips, with %s", (name) => {
+    describeNeeding(engineNeeds[name])(`is all ${name} init needs`, () => {
+      let dir: string;
+      let env: NodeJS.ProcessEnv;
+      let binary: string;
+      const run = (args: string[]) => runCommand([binary, ...args], { cwd: dir, env, timeoutMs: 60_000 });
+
+      beforeAll(async () => {
+        binary = (await terraformEngine(name, repoRoot)).binary;
+        const base = path.join(scratch, `mirror-${name}`);
+        dir = path.join(base, "config");
+        await fs.promises.mkdir(dir, { recursive: true });
+        // Nothing but the release's zips, as the release publishes them, in the packed layout.
+        await mirrorOfZips(PLATFORMS.map((platform) => path.join(out, terraformZip(platform))), path.join(base, "mirror"));
+        await fs.promises.writeFile(path.join(base, "cli.tfrc"), cliConfig([{ dir: path.join(base, "mirror"), providers: [PROVIDER_SOURCE] }]));
+        await fs.promises.copyFile(path.join(repoRoot, "examples", "terraform", "provider", "provider.tf"), path.join(dir, "provider.tf"));
+        // A provider no mirror holds would be downloaded: init must not need the network.
+        env = { ...terraformEnv({ cliConfigFile: path.join(base, "cli.tfrc"), baseUrl: "http://127.0.0.1:9", apiKey: "unused" }), HTTPS_PROXY: "http://127.0.0.1:9", HTTP_PROXY: "http://127.0.0.1:9" };
+      }, TERRAFORM_TOOLS_TIMEOUT_MS);
+
+      test(`${name} init installs the provider of the version from the zip of this machine, and locks it`, async () => {
+        const { stdout } = await run(["init", "-no-color"]);
+        expect(stdout).toContain(`Installing ${PROVIDER_SOURCE} v${VERSION}`);
+        expect(stdout).toMatch(/has been successfully initialized/);
+        const lock = await fs.promises.readFile(path.join(dir, ".terraform.lock.hcl"), "utf8");
+        expect(lock).toMatch(new RegExp(`provider "registry\\.(terraform\\.io|opentofu\\.org)/${PROVIDER_SOURCE}" \\{\\n {2}version = "${VERSION.replace(/\./g, "\\.")}"`));
+        // What it installed is the zip's executable, byte for byte.
+        const host = name === "tofu" ? "registry.opentofu.org" : "registry.terraform.io";
+        const installed = path.join(dir, ".terraform", "providers", host, PROVIDER_SOURCE, VERSION, HOST.replace("-", "_"), TF_EXECUTABLE);
+        const { stdout: fromZip } = await execFileAsync("unzip", ["-p", path.join(out, terraformZip(HOST)), TF_EXECUTABLE], { encoding: "buffer", maxBuffer: 512 * 1024 * 1024 });
+        expect((await fs.promises.readFile(installed)).equals(fromZip)).toBe(true);
+      }, 120_000);
+
+      test(`the provider ${name} installed serves its schema: both resources and the six data sources`, async () => {
+        const { stdout } = await run(["providers", "schema", "-json"]);
+        const schemas = (JSON.parse(stdout) as { provider_schemas: Record<string, { resource_schemas: object; data_source_schemas: object }> }).provider_schemas;
+        const [address, schema] = Object.entries(schemas)[0];
+        expect(address).toMatch(new RegExp(`/${PROVIDER_SOURCE}$`));
+        expect(Object.keys(schema.resource_schemas).sort()).toEqual(["geminienvironments_credential", "geminienvironments_environment"]);
+        expect(Object.keys(schema.data_source_schemas)).toHaveLength(6);
+      }, 120_000);
+    });
+  });
 });
