@@ -26,12 +26,19 @@
  * `@pulumi/pulumi` loads) to override these methods on the implementation, then restores
  * `addService`. Chosen over a gRPC server of our own, which would restate the other twenty methods
  * (construct above all) that `provider.main` already gets right.
+ *
+ * It reaches into the SDK's private server, so it checks that server's shape before serving: a server
+ * that registers no service through `addService`, or lacks a method or message field used here,
+ * stops the plugin at start with an error naming the `@pulumi/pulumi` version found and the range
+ * the package supports (its peer range: the oldest, 3.248, is the suite's, the newest is what
+ * scripts/e2e-node22 installs), instead of a plugin that half works.
  */
 import * as path from "node:path";
 import type * as grpcTypes from "@grpc/grpc-js";
 import type * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import type { PluginProvider, PropertyDiffKind } from "./provider";
 import { profiling, timedHandlers } from "./_profile";
+import { PACKAGE_ROOT } from "../contracts/package-identity";
 
 type Callback<T> = (error: Error | null, value?: T) => void;
 type Handler<Req, Res> = (call: { request: Req }, callback: Callback<Res>) => void;
@@ -41,12 +48,37 @@ const PROFILED_METHODS = ["check", "diff", "create", "read", "update", "delete",
 
 const KIND: Record<PropertyDiffKind, provproto.PropertyDiff.Kind> = { add: 0, addReplace: 1, delete: 2, deleteReplace: 3, update: 4, updateReplace: 5 };
 
+/** The methods answered here, as the service definition and the server's implementation name them. */
+const GAPS = ["configure", "checkConfig", "diff", "read", "update"] as const;
+
+/** The generated message accessors used here: `Message.prototype.method`. */
+const MESSAGE_ACCESSORS = [
+  ["ConfigureRequest", "getArgs"],
+  ["ConfigureResponse", "setAcceptoutputs"],
+  ["DiffRequest", "getOldInputs"],
+  ["DiffResponse", "getDetaileddiffMap"],
+  ["PropertyDiff", "setInputdiff"],
+  ["ReadRequest", "getInputs"],
+  ["ReadResponse", "setInputs"],
+  ["UpdateRequest", "getOldInputs"],
+] as const;
+
+/** The server's shape is not the one patched: the plugin must not serve. */
+export class UnsupportedPulumiSdkError extends Error {
+  override name = "UnsupportedPulumiSdkError";
+  readonly code = "GENV_UNSUPPORTED_PULUMI_SDK";
+}
+
 /** Runs `serve` (which calls `provider.main`) with the methods above answered by `provider`. */
 export async function serveWithGaps(provider: PluginProvider, serve: () => Promise<void>): Promise<void> {
   const grpc = fromPulumi("@grpc/grpc-js") as typeof grpcTypes;
+  checkMessages(require("@pulumi/pulumi/proto/provider_pb") as Record<string, { prototype?: object } | undefined>);
   const original = grpc.Server.prototype.addService;
+  let patched = false;
   grpc.Server.prototype.addService = function addService(this: grpcTypes.Server, service, implementation) {
     grpc.Server.prototype.addService = original;
+    checkService(service, implementation);
+    patched = true;
     // The server's implementation stays the prototype: its other methods (and their `this`) as they are.
     const served = Object.assign(Object.create(implementation) as grpcTypes.UntypedServiceImplementation, gaps(provider));
     return original.call(this, service, profiling ? (timedHandlers(served, PROFILED_METHODS) as grpcTypes.UntypedServiceImplementation) : served);
@@ -56,6 +88,26 @@ export async function serveWithGaps(provider: PluginProvider, serve: () => Promi
   } finally {
     grpc.Server.prototype.addService = original;
   }
+  if (!patched) throw unsupported("serves without registering its service through grpc.Server.addService");
+}
+
+function checkMessages(proto: Record<string, { prototype?: object } | undefined>): void {
+  const missing = MESSAGE_ACCESSORS.filter(([message, method]) => typeof (proto[message]?.prototype as Record<string, unknown> | undefined)?.[method] !== "function");
+  if (missing.length > 0) throw unsupported(`has no ${missing.map(([message, method]) => `${message}.${method}`).join(", ")} in its provider protocol`);
+}
+
+function checkService(service: grpcTypes.ServiceDefinition, implementation: grpcTypes.UntypedServiceImplementation): void {
+  const missing = GAPS.filter((method) => typeof implementation[method] !== "function" || !Object.hasOwn(service, method));
+  if (missing.length > 0) throw unsupported(`has no ${missing.join(", ")} in its provider server`);
+}
+
+function unsupported(problem: string): UnsupportedPulumiSdkError {
+  const pulumiDir = path.dirname(require.resolve("@pulumi/pulumi/package.json"));
+  const { version } = require(path.join(pulumiDir, "package.json")) as { version: string };
+  const supported = (require(path.join(PACKAGE_ROOT, "package.json")) as { peerDependencies: Record<string, string> }).peerDependencies["@pulumi/pulumi"];
+  return new UnsupportedPulumiSdkError(
+    `@pulumi/pulumi ${version} (${pulumiDir}) ${problem}, which this plugin patches: it supports @pulumi/pulumi ${supported}. Install a version in that range beside the package (npm install @pulumi/pulumi@"${supported}"), or use the plugin's release build, which carries its own.`,
+  );
 }
 
 /** A dependency of `@pulumi/pulumi` as it loads it (the same module instance), wherever npm put it. */
