@@ -17,6 +17,10 @@
  * directory (`git archive`, so the working tree is not touched). `--head` defaults to `--path` in the
  * working tree.
  *
+ * `--probe`: the head's hooks probed for fail-open (`genv hooks probe`, its default seed), and the
+ * base's, so that each finding the base does not have (same group, handler, tool and outcome) is
+ * marked new. Reported, never an exit code of its own.
+ *
  * Exit codes: 2 for unusable input. Without `--fail-on`: 1 when a case's decision changed
  * (reason-only changes and new fail-opens are reported but do not fail), recorded calls only
  * report (0). With `--fail-on`: 1 when a case or a recorded call flips that way (`any`: either
@@ -34,12 +38,15 @@ import { SandboxError } from "../../emulator/sandbox";
 import { replayPreHooks, type ReplayOutcome, type ReplayTask } from "../../emulator/sandbox/policy-cases";
 import { distinctCalls, parseRecordedCalls } from "../../hooks/recorded-calls";
 import type { HooksVerdict } from "../../hooks/runtime";
+import type { ProbeFinding, ProbeReport } from "../../hooks/probe/run";
+import { HooksConfig } from "../../hooks/schema";
 import { CLIError } from "../errors";
 import { callsMarkdown, callsReport, callsText, type CallsReport } from "./_calls-report";
 import { describeSide, sideOf, type Side } from "./_decision-side";
 import { readText } from "./_input-files";
 import { liveHttp } from "./_live-http";
 import { hooksCommand } from "./hooks";
+import { probeMarkdown, probeSide, probeText } from "./hooks-probe";
 import { caseName, checkHooks, readCases, runCases, type HooksTestCase, type HooksUnderTest } from "./hooks-test";
 
 export type DiffFormat = "markdown" | "json" | "text";
@@ -63,6 +70,17 @@ export interface HooksDiffArgs {
   concurrency?: number;
   /** The repository a git ref is read from; default the current directory. */
   repo?: string;
+  /** Also probe both sides for fail-open and report the head's findings, new ones marked. */
+  probe?: boolean;
+}
+
+/** The head's fail-open findings, each marked new when the base has no such finding. */
+export interface FailOpenDiff {
+  summary: ProbeReport["summary"];
+  findings: Array<ProbeFinding & { new: boolean }>;
+  errors: ProbeReport["errors"];
+  /** Findings the base does not have. */
+  newFindings: number;
 }
 
 export interface CaseChange {
@@ -73,8 +91,8 @@ export interface CaseChange {
   changed: Array<"decision" | "reason" | "fails-open">;
 }
 
-export async function runHooksDiff(args: HooksDiffArgs): Promise<{ output: string; exitCode: number; changes: CaseChange[]; calls?: CallsReport }> {
-  if (args.casesFile === undefined && args.callsFile === undefined) throw new CLIError("give --cases FILE (policy cases), --calls FILE.jsonl (recorded calls), or both", 2);
+export async function runHooksDiff(args: HooksDiffArgs): Promise<{ output: string; exitCode: number; changes: CaseChange[]; calls?: CallsReport; failOpen?: FailOpenDiff }> {
+  if (args.casesFile === undefined && args.callsFile === undefined && !args.probe) throw new CLIError("give --cases FILE (policy cases), --calls FILE.jsonl (recorded calls), --probe, or more than one", 2);
   if (args.failOn !== undefined && !FAIL_ON.includes(args.failOn)) throw new CLIError(`--fail-on: "${args.failOn}" is not one of ${FAIL_ON.join(", ")}`, 2);
   const cases = args.casesFile === undefined ? undefined : readCases(args.casesFile);
   const recorded = args.callsFile === undefined ? undefined : parseRecordedCalls(readText(args.callsFile, "calls file"));
@@ -109,11 +127,22 @@ export async function runHooksDiff(args: HooksDiffArgs): Promise<{ output: strin
       });
       calls = callsReport(distinct, paired, recorded.malformed);
     }
-    const output = render(args.format ?? "text", { changes, cases: cases?.length, calls }, labels);
-    return { output, exitCode: exitCodeOf(changes, calls, args.failOn), changes, ...(calls && { calls }) };
+    const failOpen = args.probe ? await probeBoth(base, head, args.concurrency) : undefined;
+    const output = render(args.format ?? "text", { changes, cases: cases?.length, calls, failOpen }, labels);
+    return { output, exitCode: exitCodeOf(changes, calls, args.failOn), changes, ...(calls && { calls }), ...(failOpen && { failOpen }) };
   } finally {
     await fs.rm(scratch, { recursive: true, force: true });
   }
+}
+
+/** Both sides probed one after the other (each uses every CPU); the head's findings, new ones marked. */
+async function probeBoth(base: HooksUnderTest, head: HooksUnderTest, concurrency: number | undefined): Promise<FailOpenDiff> {
+  const probe = (hooks: HooksUnderTest) => probeSide(hooks, HooksConfig.parse(JSON.parse(hooks.hooksText)), { concurrency });
+  const [before, after] = [await probe(base), await probe(head)];
+  const key = (finding: ProbeFinding) => JSON.stringify([finding.group, finding.handler, finding.tool, finding.outcome]);
+  const known = new Set(before.findings.map(key));
+  const findings = after.findings.map((finding) => ({ ...finding, new: !known.has(key(finding)) }));
+  return { summary: after.summary, findings, errors: after.errors, newFindings: findings.filter((finding) => finding.new).length };
 }
 
 function exitCodeOf(changes: readonly CaseChange[], calls: CallsReport | undefined, failOn: FailOn | undefined): number {
@@ -168,14 +197,19 @@ function changeOf(testCase: HooksTestCase, index: number, base: HooksVerdict, he
   return changed.length === 0 ? undefined : { name: caseName(testCase, index), base: before, head: after, changed };
 }
 
-function render(format: DiffFormat, report: { changes: readonly CaseChange[]; cases?: number; calls?: CallsReport }, labels: { base: string; head: string }): string {
-  const { changes, cases, calls } = report;
+function render(format: DiffFormat, report: { changes: readonly CaseChange[]; cases?: number; calls?: CallsReport; failOpen?: FailOpenDiff }, labels: { base: string; head: string }): string {
+  const { changes, cases, calls, failOpen } = report;
   if (format === "json") {
-    return `${JSON.stringify({ ...labels, ...(cases !== undefined && { cases, changes }), ...calls }, null, 2)}\n`;
+    return `${JSON.stringify({ ...labels, ...(cases !== undefined && { cases, changes }), ...calls, ...(failOpen && { failOpen }) }, null, 2)}\n`;
   }
   const parts: string[] = [];
   if (cases !== undefined) parts.push(casesReport(format, changes, cases, labels));
   if (calls !== undefined) parts.push(format === "markdown" ? callsMarkdown(calls, labels) : callsText(calls));
+  if (failOpen !== undefined) {
+    const isNew = (finding: ProbeFinding) => (finding as ProbeFinding & { new: boolean }).new;
+    const newLine = `${failOpen.newFindings} of them new against \`${labels.base}\``;
+    parts.push(format === "markdown" ? probeMarkdown(failOpen, isNew).replace(/^(### Fail-open findings)\n\n(.*)\.\n/, `$1 in \`${labels.head}\`\n\n$2; ${newLine}.\n`) : `${probeText(failOpen, [], isNew).trimEnd()}; ${newLine}\n`);
+  }
   return parts.join("\n");
 }
 
@@ -206,8 +240,9 @@ export function register(program: Command): void {
     .option("--calls <file>", "recorded tool calls, one hook payload per line (genv env calls, an audit endpoint), replayed through both sides' pre hooks")
     .option("--format <format>", "markdown (a pull-request comment), json or text", "text")
     .option("--http <mode>", "off: a replay does not call HTTP hooks (reported as not replayed); live: it POSTs to them from this machine", "off")
+    .option("--probe", "also probe the head's hooks for fail-open (genv hooks probe) and mark the findings the base does not have")
     .option("--fail-on <flip>", "exit 1 when a case or recorded call flips: any, allow-to-deny or deny-to-allow (default: cases' decision changes exit 1, recorded calls only report)")
-    .action(async (options: { base: string; head?: string; path: string; cases?: string; calls?: string; format: string; http: string; failOn?: string }) => {
+    .action(async (options: { base: string; head?: string; path: string; cases?: string; calls?: string; format: string; http: string; failOn?: string; probe?: boolean }) => {
       if (!["markdown", "json", "text"].includes(options.format)) throw new CLIError(`--format: "${options.format}" is not one of markdown, json, text`, 2);
       if (!["off", "live"].includes(options.http)) throw new CLIError(`--http: "${options.http}" is not one of off, live`, 2);
       const { output, exitCode } = await runHooksDiff({
@@ -219,6 +254,7 @@ export function register(program: Command): void {
         format: options.format as DiffFormat,
         http: options.http as "off" | "live",
         failOn: options.failOn as FailOn | undefined,
+        probe: options.probe,
       });
       process.stdout.write(output);
       if (exitCode !== 0) process.exitCode = exitCode;

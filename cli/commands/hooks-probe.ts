@@ -68,22 +68,32 @@ export async function runHooksProbe(args: HooksProbeArgs): Promise<{ output: str
   const config = lintedConfig(hooksText, args.hooksFile);
   const { calls: recorded, skipped } = args.callsFile === undefined ? { calls: [], skipped: [] } : recordedCalls(readText(args.callsFile, "calls file"));
 
-  const hooks: HooksUnderTest = { hooksText, scriptsDir: args.scriptsDir };
-  const concurrency = args.concurrency ?? os.availableParallelism();
-  const report = await probeHooks(config, {
+  const report = await probeSide({ hooksText, scriptsDir: args.scriptsDir }, config, { seed, recorded, http: args.http, concurrency: args.concurrency });
+  const output =
+    format === "json" ? `${JSON.stringify({ ...report, ...(args.callsFile !== undefined && { skipped }) }, null, 2)}\n` : format === "markdown" ? probeMarkdown(report) : probeText(report, skipped);
+  return { output, exitCode: exitCodeOf(report, skipped, args.failOn), report, skipped };
+}
+
+/**
+ * The probe of one side's hooks (`config` parsed from `hooks.hooksText`) in the sandbox: the corpus
+ * of `seed` plus `recorded`, as many runs at once as `concurrency` (default the CPUs). Shared with
+ * `genv hooks diff --probe`.
+ */
+export function probeSide(hooks: HooksUnderTest, config: HooksConfig, options: { seed?: number; recorded?: readonly ProbeCall[]; http?: "off" | "live"; concurrency?: number } = {}): Promise<ProbeReport> {
+  const seed = options.seed ?? DEFAULT_PROBE_SEED;
+  const recorded = options.recorded ?? [];
+  const concurrency = options.concurrency ?? os.availableParallelism();
+  return probeHooks(config, {
     seed,
     calls: [...probeCorpus(seed), ...recorded],
     recorded: recorded.length,
     runCommands: (requests) => runCommandHandlers(hooks, requests, concurrency),
-    deliverHttp: args.http === "live" ? liveHttp : undefined,
+    deliverHttp: options.http === "live" ? liveHttp : undefined,
   }).catch((error: unknown) => {
     // No sandbox here: every handler would fail open, and every payload read as a finding.
     if (error instanceof SandboxError) throw new CLIError(`no handler can be probed here: ${error.message}`, 2);
     throw error;
   });
-  const output =
-    format === "json" ? `${JSON.stringify({ ...report, ...(args.callsFile !== undefined && { skipped }) }, null, 2)}\n` : format === "markdown" ? probeMarkdown(report) : probeText(report, skipped);
-  return { output, exitCode: exitCodeOf(report, skipped, args.failOn), report, skipped };
 }
 
 function exitCodeOf(report: ProbeReport, skipped: readonly SkippedLine[], failOn: "fail-open" | undefined): number {
@@ -134,20 +144,21 @@ function recordedCalls(text: string): { calls: ProbeCall[]; skipped: SkippedLine
 const PAYLOAD_CHARS = 160;
 const OUTCOME_LABEL: Record<ProbeFinding["outcome"], string> = { crash: "crash", timeout: "timeout", "unrecognized-output": "unrecognized output", "http-error": "HTTP error" };
 
-/** One line: `4 handlers, 612 payloads (…), 3 findings: 1 crash, …`. */
-export function probeSummaryLine(report: ProbeReport): string {
+/** One line: `4 handlers, 612 payloads (…), 3 findings: 1 crash, …`; with the time taken unless `timed` is false (a comment that must not change from run to run). */
+export function probeSummaryLine(report: ProbeReport, timed = true): string {
   const s = report.summary;
   const outcomes = Object.entries(s.findings).filter(([, count]) => count > 0).map(([outcome, count]) => `${count} ${OUTCOME_LABEL[outcome as ProbeFinding["outcome"]]}`);
   return (
-    `${s.handlers} handler${s.handlers === 1 ? "" : "s"} probed, ${s.payloads} payloads (${s.calls} calls, ${s.recorded} recorded, seed ${s.seed}) in ${s.runs} runs, ${(s.durationMs / 1000).toFixed(1)} s: ` +
+    `${s.handlers} handler${s.handlers === 1 ? "" : "s"} probed, ${s.payloads} payloads (${s.calls} calls, ${s.recorded} recorded, seed ${s.seed}) in ${s.runs} runs${timed ? `, ${(s.durationMs / 1000).toFixed(1)} s` : ""}: ` +
     `${report.findings.length} fail-open finding${report.findings.length === 1 ? "" : "s"}${outcomes.length > 0 ? ` (payloads: ${outcomes.join(", ")})` : ""}, ${s.errors} error${s.errors === 1 ? "" : "s"}`
   );
 }
 
-export function probeText(report: ProbeReport, skipped: readonly SkippedLine[] = []): string {
+/** `isNew`, when given, marks each finding new against a base (`genv hooks diff --probe`). */
+export function probeText(report: ProbeReport, skipped: readonly SkippedLine[] = [], isNew?: (finding: ProbeFinding) => boolean): string {
   let text = "";
   for (const finding of report.findings) {
-    text += `FAILS OPEN  ${finding.group}  ${finding.handler}  ${finding.tool}  ${OUTCOME_LABEL[finding.outcome]}  ×${finding.count}\n`;
+    text += `${isNew?.(finding) ? "NEW " : ""}FAILS OPEN  ${finding.group}  ${finding.handler}  ${finding.tool}  ${OUTCOME_LABEL[finding.outcome]}  ×${finding.count}\n`;
     text += `  ${detailLine(finding)}\n  smallest payload (${finding.input}): ${payloadText(finding)}\n`;
   }
   for (const entry of report.summary.notProbed) text += `not probed  ${entry.group}  ${entry.handler}: ${entry.why}\n`;
@@ -161,7 +172,7 @@ export function probeText(report: ProbeReport, skipped: readonly SkippedLine[] =
  * (`genv hooks diff`); without it there is no column for it.
  */
 export function probeMarkdown(report: ProbeReport, isNew?: (finding: ProbeFinding) => boolean): string {
-  let text = `### Fail-open findings\n\n${probeSummaryLine(report)}.\n`;
+  let text = `### Fail-open findings\n\n${probeSummaryLine(report, false)}.\n`;
   if (report.findings.length === 0) text += "\nNo handler failed open on any payload.\n";
   else {
     text += `\n|${isNew ? " |" : ""} group | handler | tool | outcome | payloads | smallest payload | detail |\n|${isNew ? " --- |" : ""} --- | --- | --- | --- | --- | --- | --- |\n`;

@@ -74,6 +74,9 @@ test("a pull request after a deploy: the changed decision, the policy violations
   expect(report).toContain("### Hooks policy diff: `HEAD~1` → `.agents`");
   expect(report).toContain("4 cases: 1 decision changed");
   expect(report).toMatch(/\| downloads \| decision, reason \| allow \| deny \(Destructive command blocked by security gate\.\) \|/);
+  // The PR's hooks probed for fail-open: the security gate reads every payload of the corpus.
+  expect(report).toMatch(/### Fail-open findings in `\.agents`\n\n1 handler probed, \d+ payloads \(\d+ calls, 0 recorded, seed 43\) in \d+ runs: 0 fail-open findings, 0 errors; 0 of them new against `HEAD~1`\.\n\nNo handler failed open on any payload\.\n/);
+  expect(report.indexOf("### Hooks policy diff")).toBeLessThan(report.indexOf("### Fail-open findings"));
   // The deployed environment's recorded calls against the change: the download it made is now denied.
   for (const line of impact) expect(report).toContain(line);
   expect(report.indexOf("### Hooks policy diff")).toBeLessThan(report.indexOf("### Impact on recorded calls"));

@@ -3,12 +3,13 @@
 # the guardrails needs, so that CI systems other than GitHub Actions run the same thing.
 #
 #   ci/check.sh pr       lint the hooks, run the policy cases, diff the decisions against the base
-#                        branch (BASE_REF, default origin/main), and `pulumi preview --diff` of STACK (default
+#                        branch (BASE_REF, default origin/main) with the PR's fail-open findings (genv hooks
+#                        probe; those the base does not have marked new), and `pulumi preview --diff` of STACK (default
 #                        prod: the stack being deployed, so the diff is what merging changes) with the policy
 #                        pack (POLICY_PACK, default the package's policy-pack/; POLICY_PACK_CONFIG, default
 #                        policy/pack-config.json). The preview calls no API (check and diff are local), so
 #                        the job needs no GOOGLE_API_KEY, only the state backend (see README). Writes the
-#                        report (markdown, for a PR comment: decisions, impact on recorded calls, policy
+#                        report (markdown, for a PR comment: decisions, fail-open findings, impact on recorded calls, policy
 #                        violations by rule and resource, the diff) to REPORT (default policy-report.md).
 #                        Recorded calls: the JSONL file RECORDED_CALLS (an audit endpoint's), else, with
 #                        GOOGLE_GEMINI_BASE_URL and GOOGLE_API_KEY (the emulator), `genv env calls` of each
@@ -42,7 +43,7 @@ case "$mode" in
 
     echo "--- genv hooks diff against $base" >&2
     set +e
-    "${genv[@]}" hooks diff --base "$base" --path .agents --cases policy/cases.json --format markdown >> "$report"
+    "${genv[@]}" hooks diff --base "$base" --path .agents --cases policy/cases.json --probe --format markdown >> "$report"
     diff_status=$?
     set -e
     if [ "$diff_status" -gt 1 ]; then failed=1; fi
