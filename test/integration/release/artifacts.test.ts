@@ -39,6 +39,7 @@ const EXECUTABLE = "pulumi-resource-gemini-environments";
 const plugin = (platform: string) => `pulumi-resource-gemini-environments-v${VERSION}-${platform}.tar.gz`;
 const NPM_PACKAGE = `pulumi-gemini-environments-${VERSION}.tgz`;
 const WHEEL = `pulumi_gemini_environments-${VERSION}-py3-none-any.whl`;
+const SDIST = `pulumi_gemini_environments-${VERSION}.tar.gz`;
 const CHECKSUMS = `pulumi-gemini-environments_${VERSION}_checksums.txt`;
 const TF = `terraform-provider-geminienvironments_${VERSION}`;
 const terraformZip = (platform: string) => `${TF}_${platform.replace("-", "_")}.zip`;
@@ -86,13 +87,13 @@ describe("npm run release (scripts/release)", () => {
 
   afterAll(() => fs.promises.rm(scratch, { recursive: true, force: true }));
 
-  test("writes the four plugin tarballs, the npm package, the wheel and their checksums, and the Terraform provider's four zips, manifest and SHA256SUMS, all of package.json's version", async () => {
-    expect((await fs.promises.readdir(out)).sort()).toEqual([...PLATFORMS.map(plugin), NPM_PACKAGE, WHEEL, CHECKSUMS, ...TERRAFORM_FILES].sort());
+  test("writes the four plugin tarballs, the npm package, the wheel, the sdist and their checksums, and the Terraform provider's four zips, manifest and SHA256SUMS, all of package.json's version", async () => {
+    expect((await fs.promises.readdir(out)).sort()).toEqual([...PLATFORMS.map(plugin), NPM_PACKAGE, WHEEL, SDIST, CHECKSUMS, ...TERRAFORM_FILES].sort());
   });
 
   test("the checksums file has one SHA-256 line per artifact, and sha256sum -c verifies them", async () => {
     const lines = (await fs.promises.readFile(path.join(out, CHECKSUMS), "utf8")).trim().split("\n");
-    expect(lines.map((line) => line.split("  ")[1]).sort()).toEqual([...PLATFORMS.map(plugin), NPM_PACKAGE, WHEEL].sort());
+    expect(lines.map((line) => line.split("  ")[1]).sort()).toEqual([...PLATFORMS.map(plugin), NPM_PACKAGE, WHEEL, SDIST].sort());
     for (const line of lines) expect(line).toMatch(/^[0-9a-f]{64} {2}\S+$/);
     const { stdout } = await execFileAsync("sha256sum", ["-c", CHECKSUMS], { cwd: out });
     expect(stdout.trim().split("\n")).toEqual(lines.map((line) => `${line.split("  ")[1]}: OK`));
@@ -135,7 +136,7 @@ describe("npm run release (scripts/release)", () => {
 
   test("one version, package.json's: schema.json, the SDKs, the plugin tarballs, the npm package, the wheel and the tags the workflow pushes", async () => {
     const { stdout } = await execFileAsync(path.join(repoRoot, "scripts", "release-version"), [`v${VERSION}`]);
-    expect(stdout).toBe(`version=${VERSION}\ntag=v${VERSION}\ngo_tag=sdk/go/v${VERSION}\n`);
+    expect(stdout).toBe(`version=${VERSION}\ntag=v${VERSION}\ngo_tag=sdk/go/v${VERSION}\nprerelease=false\nnpm_tag=latest\n`);
     const read = async (file: string) => JSON.parse(await fs.promises.readFile(path.join(repoRoot, file), "utf8")) as { version: string };
     const versions: Record<string, string> = {
       "schema.json": (await read("schema.json")).version,
@@ -247,11 +248,19 @@ describe("npm run release (scripts/release)", () => {
     expect(releaseLog.split("\n").filter((line) => /deprecat/i.test(line))).toEqual([]);
   });
 
-  test("the wheel passes twine check --strict", async () => {
+  test.each([WHEEL, SDIST])("%s passes twine check --strict", async (distribution) => {
     const bin = await releaseVenv();
-    const { stdout } = await execFileAsync(path.join(bin, "twine"), ["--no-color", "check", "--strict", path.join(out, WHEEL)], { env: { ...process.env, COLUMNS: "500" } });
+    const { stdout } = await execFileAsync(path.join(bin, "twine"), ["--no-color", "check", "--strict", path.join(out, distribution)], { env: { ...process.env, COLUMNS: "500" } });
     // twine wraps its lines at the terminal's width, a path included.
-    expect(stdout.replace(/\s*\n\s*/g, "")).toContain(`${WHEEL}: PASSED`);
+    expect(stdout.replace(/\s*\n\s*/g, "")).toContain(`${distribution}: PASSED`);
+  });
+
+  test("the sdist holds the SDK's sources and builds the same package: its PKG-INFO names the version", async () => {
+    const { stdout: names } = await execFileAsync("tar", ["-tzf", path.join(out, SDIST)], { maxBuffer: 16 * 1024 * 1024 });
+    const root = `pulumi_gemini_environments-${VERSION}`;
+    expect(names.split("\n")).toEqual(expect.arrayContaining([`${root}/pyproject.toml`, `${root}/pulumi_gemini_environments/__init__.py`, `${root}/pulumi_gemini_environments/pulumi-plugin.json`]));
+    const { stdout: pkgInfo } = await execFileAsync("tar", ["-xOzf", path.join(out, SDIST), `${root}/PKG-INFO`]);
+    expect(pkgInfo).toMatch(new RegExp(`^Version: ${VERSION.replace(/\./g, "\\.")}$`, "m"));
   });
 
   test(

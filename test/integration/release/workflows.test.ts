@@ -55,3 +55,10 @@ describeNeeding(goToolchainNeeds())("the GitHub Actions workflows (actionlint)",
     }
   });
 });
+
+/** A third-party action pinned by tag runs whatever the tag is moved to: each is pinned by a full commit SHA, its version in a comment. */
+test.each(WORKFLOWS)(".github/workflows/%s pins every action by commit, with its version beside it", (workflow) => {
+  const uses = [...fs.readFileSync(path.join(workflowsDir, workflow), "utf8").matchAll(/^\s*(?:-\s*)?uses:\s*(.+)$/gm)].map(([, reference]) => reference!.trim());
+  expect(uses.length).toBeGreaterThan(0);
+  expect(uses.filter((reference) => !reference.startsWith("./") && !/^[\w.-]+\/[\w./-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+$/.test(reference))).toEqual([]);
+});
