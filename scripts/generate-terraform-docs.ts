@@ -99,7 +99,7 @@ function resourcePage(root: string, type: string, block: TerraformBlock, kind: "
   const folder = kind === "Resource" ? "resources" : "data-sources";
   const importScript = path.join(EXAMPLES_DIR, folder, type, "import.sh");
   const importSection = fs.existsSync(path.join(root, importScript))
-    ? `\n## Import\n\nImport is supported using the following syntax:\n\n${example(root, importScript, "shell")}\n\nOr with an \`import\` block (Terraform 1.5 or newer, OpenTofu): \`import { to = ${type}.<name>, id = "<id>" }\`; a configuration that matches the object then plans no changes.\n`
+    ? `\n## Import\n\nImport is supported using the following syntax:\n\n${example(root, importScript, "shell")}\n\nOr with an \`import\` block (Terraform 1.5 or newer, OpenTofu): \`import { to = ${type}.<name>, id = "<id>" }\`.\n`
     : "";
   return `${frontMatter(`${type} ${kind} - ${PROVIDER_NAME}`, block.description)}
 ${GENERATED}

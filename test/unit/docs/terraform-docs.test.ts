@@ -76,3 +76,10 @@ test("the resources' pages have an Import section with the command of their impo
   expect(pages["resources/environment.md"]).toContain("terraform import geminienvironments_environment.example env_abc123");
   expect(pages["resources/credential.md"]).toContain("terraform import geminienvironments_credential.github github-token");
 });
+
+test(`every example folder is run by name in ${EXAMPLES_TESTED_BY}`, () => {
+  const tested = fs.readFileSync(path.join(root, EXAMPLES_TESTED_BY), "utf8");
+  const folders = blocks.map(({ example }) => path.relative(EXAMPLES_DIR, path.dirname(example)));
+  expect(folders).toHaveLength(1 + Object.keys(schema.resources).length + Object.keys(schema.dataSources).length);
+  for (const folder of folders) expect(tested).toContain(`"${folder}"`);
+});

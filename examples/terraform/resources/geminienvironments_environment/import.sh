@@ -1,2 +1,3 @@
-# An environment made elsewhere (genv, a script, another tool), by its id:
+# An environment made elsewhere (genv, a script, another tool), by its id; a configuration that
+# matches it then plans no changes.
 terraform import geminienvironments_environment.example env_abc123
