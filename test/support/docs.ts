@@ -35,11 +35,19 @@ export function parseDocPage(file: string, text: string): DocPage {
   return { file, tokens: tokens.flatMap((token) => [token, ...(token.children ?? [])]) };
 }
 
-/** The heading anchors GitHub gives a page: its slug rule, with `-1`, `-2` … for repeats. */
+/**
+ * The anchors a page has on GitHub: its headings' (GitHub's slug rule, with `-1`, `-2` … for repeats),
+ * and those an HTML `<a id="…">` of the page sets (the Terraform registry's pages, as tfplugindocs
+ * writes them, link their nested schemas so).
+ */
 export function headingAnchors(page: DocPage): Set<string> {
   const anchors = new Set<string>();
   const seen = new Map<string, number>();
   page.tokens.forEach((token, index) => {
+    if (token.type === "html_block" || token.type === "html_inline") {
+      for (const match of token.content.matchAll(/<a\s+(?:id|name)="([^"]+)"/g)) anchors.add(match[1]);
+      return;
+    }
     if (token.type !== "heading_open") return;
     const inline = page.tokens[index + 1];
     const text = (inline.children ?? []).filter((child) => child.type === "text" || child.type === "code_inline").map((child) => child.content).join("");
