@@ -99,18 +99,30 @@ export async function replayPreHooks(tasks: readonly ReplayTask[], options: { co
  * Runs each command handler request over `hooks`' tree in the sandbox, as a live call runs it (the
  * handler's timeout, the sandbox's limits), for the probe (`hooks/probe/run.ts`): `concurrency` at
  * once, each worker's tree reused while unchanged, as a replay does. A run that could not happen (the
- * tree could not be built) is `{error}`.
+ * tree could not be built) is `{error}`; one that `control.skip` says to leave out when its turn comes
+ * is `{skipped: true}`; `control.done` hears of each result as it comes.
  */
-export async function runCommandHandlers(hooks: HooksUnderTest, requests: ReadonlyArray<{ command: string; timeoutSeconds: number; stdin: string }>, concurrency: number): Promise<Array<CommandRun | { error: string }>> {
+export async function runCommandHandlers(
+  hooks: HooksUnderTest,
+  requests: ReadonlyArray<{ command: string; timeoutSeconds: number; stdin: string }>,
+  concurrency: number,
+  control: { skip?: (index: number) => boolean; done?: (index: number, result: CommandRun | { error: string }) => void } = {},
+): Promise<Array<CommandRun | { error: string } | { skipped: true }>> {
   if (requests.length > 0) await assertSandboxRuns();
-  const results: Array<CommandRun | { error: string }> = new Array(requests.length);
+  const results: Array<CommandRun | { error: string } | { skipped: true }> = new Array(requests.length);
   let next = 0;
   const worker = async () => {
     const trees = new PristineTrees();
     try {
       while (next < requests.length) {
         const index = next++;
-        results[index] = await trees.use(hooks, (root) => sandboxHooks(root).runCommand(requests[index])).catch((error: unknown) => ({ error: (error as Error).message }));
+        if (control.skip?.(index)) {
+          results[index] = { skipped: true };
+          continue;
+        }
+        const result = await trees.use(hooks, (root) => sandboxHooks(root).runCommand(requests[index])).catch((error: unknown) => ({ error: (error as Error).message }));
+        results[index] = result;
+        control.done?.(index, result);
       }
     } finally {
       await trees.removeAll();
