@@ -80,7 +80,7 @@ async function row(config: HooksConfigInput, scripts: string, cpus: number, labe
   const hooks: HooksUnderTest = { hooksText: JSON.stringify(config), scriptsDir: scripts };
   let report: ProbeReport | undefined;
   const probe = async () => {
-    report = await probeHooks(parsed, { seed: DEFAULT_PROBE_SEED, calls: probeCorpus(DEFAULT_PROBE_SEED), runCommands: (requests) => runCommandHandlers(hooks, requests, cpus) });
+    report = await probeHooks(parsed, { seed: DEFAULT_PROBE_SEED, calls: probeCorpus(DEFAULT_PROBE_SEED), runCommands: (requests, control) => runCommandHandlers(hooks, requests, cpus, control) });
     if (report.findings.length > 0 || report.errors.length > 0) throw new Error(`the bench's gates failed open: ${JSON.stringify(report.findings.map((f) => [f.group, f.tool, f.outcome, f.detail.text]))}`);
   };
   // The runs the probe makes, recorded without running them: the baseline runs exactly these.

@@ -21,7 +21,7 @@ import { parseToolCall, SandboxError } from "../../emulator/sandbox";
 import { runCommandHandlers, type HooksUnderTest } from "../../emulator/sandbox/policy-cases";
 import { hasErrors, lintHooks } from "../../hooks/lint";
 import { DEFAULT_PROBE_SEED, probeCorpus, type ProbeCall } from "../../hooks/probe/corpus";
-import { probeHooks, type ProbeFinding, type ProbeReport } from "../../hooks/probe/run";
+import { probeHooks, TIMEOUT_CAP, type ProbeFinding, type ProbeReport } from "../../hooks/probe/run";
 import { parseRecordedCalls } from "../../hooks/recorded-calls";
 import { HooksConfig } from "../../hooks/schema";
 import { CLIError } from "../errors";
@@ -87,7 +87,7 @@ export function probeSide(hooks: HooksUnderTest, config: HooksConfig, options: {
     seed,
     calls: [...probeCorpus(seed), ...recorded],
     recorded: recorded.length,
-    runCommands: (requests) => runCommandHandlers(hooks, requests, concurrency),
+    runCommands: (requests, control) => runCommandHandlers(hooks, requests, concurrency, control),
     deliverHttp: options.http === "live" ? liveHttp : undefined,
   }).catch((error: unknown) => {
     // No sandbox here: every handler would fail open, and every payload read as a finding.
@@ -150,7 +150,8 @@ export function probeSummaryLine(report: ProbeReport, timed = true): string {
   const outcomes = Object.entries(s.findings).filter(([, count]) => count > 0).map(([outcome, count]) => `${count} ${OUTCOME_LABEL[outcome as ProbeFinding["outcome"]]}`);
   return (
     `${s.handlers} handler${s.handlers === 1 ? "" : "s"} probed, ${s.payloads} payloads (${s.calls} calls, ${s.recorded} recorded, seed ${s.seed}) in ${s.runs} runs${timed ? `, ${(s.durationMs / 1000).toFixed(1)} s` : ""}: ` +
-    `${report.findings.length} fail-open finding${report.findings.length === 1 ? "" : "s"}${outcomes.length > 0 ? ` (payloads: ${outcomes.join(", ")})` : ""}, ${s.errors} error${s.errors === 1 ? "" : "s"}`
+    `${report.findings.length} fail-open finding${report.findings.length === 1 ? "" : "s"}${outcomes.length > 0 ? ` (payloads: ${outcomes.join(", ")})` : ""}, ${s.errors} error${s.errors === 1 ? "" : "s"}` +
+    (s.skipped > 0 ? `, ${s.skipped} run${s.skipped === 1 ? "" : "s"} left out after ${TIMEOUT_CAP} timeouts of the same handler and tool` : "")
   );
 }
 

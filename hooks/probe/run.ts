@@ -87,6 +87,12 @@ export interface ProbeSummary {
   payloads: number;
   /** Runs made: pairs a handler cannot tell apart ran once. */
   runs: number;
+  /**
+   * Runs left out: once a handler has timed out on `TIMEOUT_CAP` payloads of a tool, its larger
+   * payloads of that tool are not run (each would cost the whole timeout); that finding's `count` is
+   * then a lower bound.
+   */
+  skipped: number;
   /** Payloads that failed open, per outcome. */
   findings: Record<ProbeOutcome, number>;
   errors: number;
@@ -107,13 +113,22 @@ export interface CommandRunRequest {
   stdin: string;
 }
 
+export interface RunControl {
+  skip(index: number): boolean;
+  done(index: number, result: CommandRun | { error: string }): void;
+}
+
 export interface ProbeOptions {
   seed: number;
   calls: readonly ProbeCall[];
   /** How many of `calls` are recorded ones (for the summary). */
   recorded?: number;
-  /** Runs each request (in the sandbox); a run that could not happen is `{error}`. */
-  runCommands: (requests: readonly CommandRunRequest[]) => Promise<Array<CommandRun | { error: string }>>;
+  /**
+   * Runs each request (in the sandbox), in order as far as running several at once allows; a run that
+   * could not happen is `{error}`. `control.skip(i)`, asked when request i's turn comes, says to leave
+   * it out (`{skipped: true}`); `control.done(i, result)` is told each result as it comes.
+   */
+  runCommands: (requests: readonly CommandRunRequest[], control: RunControl) => Promise<Array<CommandRun | { error: string } | { skipped: true }>>;
   /** Delivers HTTP handlers (`--http live`); without it they are listed as not probed. */
   deliverHttp?: HttpDeliverer;
   /** `environment_id` in the payloads. */
@@ -125,6 +140,8 @@ export interface ProbeOptions {
 export const PROBE_ENVIRONMENT_ID = "env_hooks_probe";
 const TAIL_CHARS = 300; // of stderr or output kept in a finding
 const HTTP_AT_ONCE = 8;
+/** Timeouts of one handler on one tool after which its other payloads of that tool are left out. */
+export const TIMEOUT_CAP = 3;
 
 // ── implementation ──────────────────────────────────────────────────────────────────────────────
 
@@ -144,6 +161,7 @@ export async function probeHooks(config: HooksConfig, options: ProbeOptions): Pr
   // Every (target, call) pair, and the distinct runs behind them.
   const runKeys = new Map<string, number>();
   const commandRequests: CommandRunRequest[] = [];
+  const commandTools: SandboxTool[] = [];
   const httpRequests: Array<{ handler: Extract<Handler, { type: "http" }>; body: string }> = [];
   const pairs: Array<{ target: Target; call: ProbeCall; body: string; run: string }> = [];
   for (const target of targets) {
@@ -156,6 +174,7 @@ export async function probeHooks(config: HooksConfig, options: ProbeOptions): Pr
         if (handler.type === "command") {
           runKeys.set(run, commandRequests.length);
           commandRequests.push({ command: handler.command, timeoutSeconds: handler.timeout, stdin: body });
+          commandTools.push(call.tool);
         } else {
           runKeys.set(run, httpRequests.length);
           httpRequests.push({ handler, body });
@@ -165,7 +184,7 @@ export async function probeHooks(config: HooksConfig, options: ProbeOptions): Pr
     }
   }
 
-  const commandResults = commandRequests.length > 0 ? await options.runCommands(commandRequests) : [];
+  const commandResults = await runCapped(commandRequests, commandTools, options.runCommands);
   const httpResults = await deliverAll(httpRequests, options.deliverHttp);
 
   const grouped = new Map<string, ProbeFinding & { size: number }>();
@@ -176,6 +195,7 @@ export async function probeHooks(config: HooksConfig, options: ProbeOptions): Pr
     const index = runKeys.get(pair.run)!;
     const result = target.handler.type === "command" ? commandResults[index] : httpResults[index];
     const toolCall: ToolCall = { name: call.tool, args: call.args };
+    if ("skipped" in result) continue;
     if ("error" in result) {
       errors.push({ group: target.group, handler: target.label, tool: call.tool, message: result.error, payload: toolCall });
       continue;
@@ -202,7 +222,8 @@ export async function probeHooks(config: HooksConfig, options: ProbeOptions): Pr
       calls: options.calls.length,
       recorded: options.recorded ?? 0,
       payloads: pairs.length,
-      runs: commandRequests.length + httpRequests.length,
+      runs: commandResults.filter((result) => !("skipped" in result)).length + httpRequests.length,
+      skipped: commandResults.filter((result) => "skipped" in result).length,
       findings: counts,
       errors: errors.length,
       notProbed,
@@ -211,6 +232,27 @@ export async function probeHooks(config: HooksConfig, options: ProbeOptions): Pr
     findings,
     errors,
   };
+}
+
+/**
+ * The command runs, smallest stdin first (so that the payload a finding reports is the smallest even
+ * when runs are left out), each handler's larger payloads of a tool left out once it has timed out on
+ * `TIMEOUT_CAP` of them. Results in the order of `requests`.
+ */
+async function runCapped(requests: readonly CommandRunRequest[], tools: readonly SandboxTool[], runCommands: ProbeOptions["runCommands"]): Promise<Array<CommandRun | { error: string } | { skipped: true }>> {
+  if (requests.length === 0) return [];
+  const order = requests.map((_, index) => index).sort((a, b) => requests[a].stdin.length - requests[b].stdin.length || a - b);
+  const capKey = (index: number) => `${requests[index].command}\0${requests[index].timeoutSeconds}\0${tools[index]}`;
+  const timeouts = new Map<string, number>();
+  const sorted = await runCommands(order.map((index) => requests[index]), {
+    skip: (at) => (timeouts.get(capKey(order[at])) ?? 0) >= TIMEOUT_CAP,
+    done: (at, result) => {
+      if ("timedOut" in result && result.timedOut) timeouts.set(capKey(order[at]), (timeouts.get(capKey(order[at])) ?? 0) + 1);
+    },
+  });
+  const results: Array<CommandRun | { error: string } | { skipped: true }> = new Array(requests.length);
+  order.forEach((index, at) => (results[index] = sorted[at]));
+  return results;
 }
 
 /** The pre handlers to probe, each with the tools its rules match; the others, and why not. */

@@ -171,7 +171,7 @@ export class HookBundle {
       return probeHooks(HooksConfig.parse(this.config), {
         seed: DEFAULT_PROBE_SEED,
         calls: probeCorpus(DEFAULT_PROBE_SEED),
-        runCommands: (requests) => runCommandHandlers(hooks, requests, os.availableParallelism()),
+        runCommands: (requests, control) => runCommandHandlers(hooks, requests, os.availableParallelism(), control),
       });
     })();
     return this.probed;

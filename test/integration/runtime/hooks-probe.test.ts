@@ -11,6 +11,7 @@ import path from "node:path";
 import { runHooksProbe } from "../../../cli/commands/hooks-probe";
 import { runHooksTest } from "../../../cli/commands/hooks-test";
 import { buildProgram, runProgram } from "../../../cli/main";
+import { probeCorpus } from "../../../hooks/probe/corpus";
 import type { ProbeReport } from "../../../hooks/probe/run";
 import { PROBE_HOOKS, PROBE_SCRIPTS, writeAgentsDir } from "./_probe-gates";
 
@@ -135,4 +136,30 @@ test("a command two groups name runs once per payload, and each group gets its f
   expect(report.summary.runs * 2).toBe(report.summary.payloads);
   expect(report.findings.map((finding) => [finding.group, finding.outcome])).toEqual([["first", "crash"], ["second", "crash"]]);
   expect(report.findings[0].count).toBe(report.findings[1].count);
+}, 60_000);
+
+test("--http live: an HTTP handler is probed, and one that is never answered is an http-error finding", async () => {
+  // `.invalid` never resolves (RFC 2606): every POST fails, as an endpoint that is down fails.
+  const hooks = agentsDir({ audit: { pre_tool_execution: [{ matcher: "list_dir", hooks: [{ type: "http", url: "https://telemetry.invalid/hook", timeout: 2 }] }] } }, {});
+  const { report, exitCode } = await runHooksProbe({ ...hooks, http: "live", format: "json", failOn: "fail-open" });
+  expect(report.summary.notProbed).toEqual([]);
+  expect(report.findings).toHaveLength(1);
+  expect(report.findings[0]).toMatchObject({ group: "audit", handler: "http: https://telemetry.invalid/hook", tool: "list_dir", outcome: "http-error", detail: { text: expect.stringContaining("not delivered: POST https://telemetry.invalid/hook") } });
+  expect(report.findings[0].count).toBe(report.summary.payloads);
+  expect(exitCode).toBe(1);
+}, 60_000);
+
+test("a handler that times out on everything: after 3 timeouts on a tool its larger payloads are left out, the smallest reported", async () => {
+  const hooks = agentsDir({ stuck: { pre_tool_execution: [{ matcher: "code_execution", hooks: [{ type: "command", command: "sleep 30", timeout: 1 }] }] } }, {});
+  const started = Date.now();
+  const { report, output } = await runHooksProbe({ ...hooks, format: "text" });
+  expect(report.findings).toHaveLength(1);
+  const smallest = Math.min(...probeCorpus().filter((call) => call.tool === "code_execution").map((call) => JSON.stringify({ name: call.tool, args: call.args }).length));
+  expect(report.findings[0]).toMatchObject({ group: "stuck", tool: "code_execution", outcome: "timeout", detail: { timeoutSeconds: 1 } });
+  expect(JSON.stringify(report.findings[0].payload).length).toBe(smallest);
+  expect(report.findings[0].count).toBeGreaterThanOrEqual(3);
+  expect(report.summary.runs).toBeLessThanOrEqual(3 + 1); // the cap, and the run beside the third
+  expect(report.summary.runs + report.summary.skipped).toBe(report.summary.payloads);
+  expect(output).toContain(`${report.summary.skipped} runs left out after 3 timeouts of the same handler and tool`);
+  expect(Date.now() - started).toBeLessThan(15_000); // 17 payloads × 1 s would be 9 s on 2 workers; the cap: about 2
 }, 60_000);
