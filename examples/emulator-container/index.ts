@@ -11,7 +11,7 @@ import { command, EmulatorContainer, group, HookBundle, NetworkPolicy, plugin, t
 const config = new pulumi.Config();
 
 const emulator = new EmulatorContainer("emulator", {
-  image: config.get("image"),
+  image: config.get("image") || undefined, // "": the released image of the package's version
   port: config.getNumber("port"),
   network: config.get("network") as EmulatorNetwork | undefined,
 });

@@ -3,7 +3,7 @@
  * destroys, for a throwaway Environments API in a pull request's stack, a demo or a CI job.
  *
  * ```ts
- * const emulator = new EmulatorContainer("emulator", { image: "genv-emulator:local" });
+ * const emulator = new EmulatorContainer("emulator"); // the released image of this package's version
  * const provider = new plugin.Provider("emulator", { baseUrl: emulator.baseUrl, apiKey: emulator.apiKey });
  * new plugin.GuardedEnvironment("agent", { hooks: bundle, network: NetworkPolicy.unrestricted() }, { provider });
  * ```
@@ -18,13 +18,12 @@ import * as pulumi from "../contracts/pulumi-sdk";
 import { issueAt } from "../../client/issues";
 import { InvalidInputError } from "../contracts/errors";
 import { requireOptionalPeer } from "../contracts/optional-peer";
+import { releasedEmulatorImage } from "../contracts/package-identity";
 import * as apiKeyProvider from "./emulator-api-key-provider";
 import type { EmulatorApiKeyOutputs } from "./emulator-api-key-provider";
 
 export const EMULATOR_CONTAINER_TYPE = "gemini-environments:index:EmulatorContainer";
 
-/** What scripts/emulator-image builds. */
-const DEFAULT_IMAGE = "genv-emulator:local";
 const DEFAULT_PORT = 8765;
 /** Where the image's `genv serve` keeps its data (GENV_DATA_DIR, the Dockerfile's VOLUME). */
 const DATA_DIR = "/data";
@@ -38,8 +37,10 @@ export type EmulatorNetwork = "bridge" | "host";
 
 export interface EmulatorContainerArgs {
   /**
-   * The emulator's image: a name the Docker engine has or can pull (`scripts/emulator-image` builds
-   * `genv-emulator:local`, the default), or the `ref` of a `@pulumi/docker-build` Image.
+   * The emulator's image: a name the Docker engine has or can pull, or the `ref` of a
+   * `@pulumi/docker-build` Image. Default: the released image of this package's version,
+   * `ghcr.io/gemini-environments/pulumi-gemini-environments:<version>` (linux/amd64 and linux/arm64).
+   * From a clone, `scripts/emulator-image` builds `genv-emulator:local` (the examples' config sets it).
    */
   image?: pulumi.Input<string>;
   /** The port on the host's loopback, 127.0.0.1 (default 8765). */
@@ -74,7 +75,11 @@ export class EmulatorContainer extends pulumi.ComponentResource {
     super(EMULATOR_CONTAINER_TYPE, name, {}, opts);
 
     const apiKey = args.apiKey !== undefined ? pulumi.secret(args.apiKey) : new EmulatorApiKey(`${name}-api-key`, { parent: this }).value;
-    const image = new docker.RemoteImage(`${name}-image`, { name: args.image ?? DEFAULT_IMAGE, keepLocally: true }, { parent: this });
+    const image = new docker.RemoteImage(
+      `${name}-image`,
+      { name: args.image ?? releasedEmulatorImage(), keepLocally: true },
+      { parent: this },
+    );
     const volume = new docker.Volume(`${name}-data`, {}, { parent: this });
     const listen = network === "host" ? { host: "127.0.0.1", port } : { host: "0.0.0.0", port: DEFAULT_PORT };
     const container = new docker.Container(

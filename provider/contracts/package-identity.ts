@@ -48,3 +48,16 @@ export function withPluginRegistration<Options extends Partial<PluginRegistratio
   const { version, pluginDownloadURL } = pluginRegistration();
   return { ...(opts as Options), version: opts?.version ?? version, pluginDownloadURL: opts?.pluginDownloadURL ?? pluginDownloadURL };
 }
+
+/**
+ * The emulator's image of this version, as the release workflow pushes it: the package's name under the
+ * repository owner's GitHub container registry, tagged with the version
+ * (`ghcr.io/gemini-environments/pulumi-gemini-environments:0.2.0`); `scripts/release-version` derives
+ * the same name for the workflow.
+ */
+export function releasedEmulatorImage(): string {
+  const manifest = JSON.parse(readFileSync(path.join(PACKAGE_ROOT, "package.json"), "utf8")) as { name: string; version: string; repository: { url: string } };
+  const owner = /github\.com[/:]([^/]+)\//.exec(manifest.repository.url)?.[1];
+  if (owner === undefined) throw new Error(`package.json's repository (${manifest.repository.url}) is not on GitHub: no released emulator image to name`);
+  return `ghcr.io/${owner.toLowerCase()}/${manifest.name}:${manifest.version}`;
+}

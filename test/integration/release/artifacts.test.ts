@@ -136,7 +136,7 @@ describe("npm run release (scripts/release)", () => {
 
   test("one version, package.json's: schema.json, the SDKs, the plugin tarballs, the npm package, the wheel and the tags the workflow pushes", async () => {
     const { stdout } = await execFileAsync(path.join(repoRoot, "scripts", "release-version"), [`v${VERSION}`]);
-    expect(stdout).toBe(`version=${VERSION}\ntag=v${VERSION}\ngo_tag=sdk/go/v${VERSION}\nprerelease=false\nnpm_tag=latest\n`);
+    expect(stdout).toBe(`version=${VERSION}\ntag=v${VERSION}\ngo_tag=sdk/go/v${VERSION}\nprerelease=false\nnpm_tag=latest\nemulator_image=ghcr.io/gemini-environments/pulumi-gemini-environments\n`);
     const read = async (file: string) => JSON.parse(await fs.promises.readFile(path.join(repoRoot, file), "utf8")) as { version: string };
     const versions: Record<string, string> = {
       "schema.json": (await read("schema.json")).version,

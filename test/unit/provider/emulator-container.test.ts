@@ -1,3 +1,5 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import * as apiKeyProvider from "../../../provider/components/emulator-api-key-provider";
 import { EmulatorContainer } from "../../../provider/components/emulator-container";
@@ -52,7 +54,9 @@ test("bridge network (default): the container's 8765 published on 127.0.0.1:port
   const container = inputsOf("docker:index/container:Container", "bridge");
   expect(container).toMatchObject({ command: ["serve", "--host", "0.0.0.0", "--port", "8765"], ports: [{ internal: 8765, external: 9124, ip: "127.0.0.1" }] });
   expect(container?.networkMode).toBeUndefined();
-  expect(inputsOf("docker:index/remoteImage:RemoteImage", "bridge-image")).toMatchObject({ name: "genv-emulator:local" });
+  // The default image is the released one of the package's own version.
+  const { version } = JSON.parse(fs.readFileSync(path.resolve(__dirname, "../../../package.json"), "utf8")) as { version: string };
+  expect(inputsOf("docker:index/remoteImage:RemoteImage", "bridge-image")).toMatchObject({ name: `ghcr.io/gemini-environments/pulumi-gemini-environments:${version}` });
 });
 
 test.each([
