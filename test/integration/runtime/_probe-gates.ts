@@ -13,7 +13,7 @@ sys.stderr.write("audit: " + code.encode("latin-1").decode("latin-1")[:40] + "\\
 print(json.dumps({"decision": "deny", "reason": "no sudo"} if "sudo" in code else {"decision": "allow"}))
 `;
 
-/** Asks about each word in turn (a lookup, a millisecond each): a long script takes longer than its 2 s. */
+/** Asks about each word in turn (a lookup, a millisecond each): a long script takes longer than its 3 s. */
 const SLOW = `import json, sys, time
 event = json.load(sys.stdin)
 for word in event["tool_call"]["args"]["code"].split():
@@ -60,7 +60,7 @@ const rule = (matcher: string, script: string, timeout: number) => ({ matcher, h
 
 export const PROBE_HOOKS = {
   crashy: { pre_tool_execution: [rule("code_execution", "crashy.py", 10)] },
-  slow: { pre_tool_execution: [rule("code_execution", "slow.py", 2)] },
+  slow: { pre_tool_execution: [rule("code_execution", "slow.py", 3)] },
   chatty: { pre_tool_execution: [rule("view_file|list_dir", "chatty.py", 10)] },
   robust: { pre_tool_execution: [rule(".*", "robust.py", 10)] },
 };

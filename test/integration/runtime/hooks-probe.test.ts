@@ -51,7 +51,7 @@ test("the three gates that fail open are found, each its own way, and the robust
   expect(/[^\u0000-\u00ff]/.test((crash.payload.args as { code: string }).code)).toBe(true);
 
   const timeout = report.findings.find((finding) => finding.group === "slow")!;
-  expect(timeout.detail).toMatchObject({ timeoutSeconds: 2 });
+  expect(timeout.detail).toMatchObject({ timeoutSeconds: 3 });
   expect((timeout.payload.args as { code: string }).code.length).toBeGreaterThan(64 * 1024);
 
   const chatty = report.findings.find((finding) => finding.group === "chatty" && finding.tool === "view_file")!;
