@@ -77,7 +77,18 @@ export function failureDiagnostic(attributes: readonly TerraformAttribute[], fai
   const { path, rest } = parsePath(failure.reason);
   if (path.length === 0 || !rest.startsWith(": ")) return { severity, summary: failure.reason, detail: "", ...(failure.property && { attribute: terraformPath(attributes, [failure.property]).attribute }) };
   const { segments, attribute } = terraformPath(attributes, path);
-  return { severity, summary: `${formatIssuePath(segments)}: ${rest.slice(2)}`, detail: "", attribute };
+  return { severity, summary: `${formatIssuePath(segments)}: ${rest.slice(2)}`, detail: "", attribute: locatable(attribute) };
+}
+
+/**
+ * The part of a path Terraform can find in the configuration's text: the attribute and the elements
+ * of a list under it (`sources[0]`), but not an attribute of an object written in the expression
+ * (`sources[0].target`), after which it would point at the whole resource block instead. The
+ * summary names the full path.
+ */
+function locatable(path: AttributePath): AttributePath {
+  const end = path.steps.findIndex((step, index) => index > 0 && "attribute_name" in step);
+  return { steps: end < 0 ? path.steps : path.steps.slice(0, end) };
 }
 
 /** An error as a diagnostic: its message, and its causes' as the detail. */

@@ -32,16 +32,20 @@ interface ResourceType {
   core: () => AnyCore;
   /** Computed attributes an update leaves as they were (planned known); the others are unknown until apply. */
   kept: readonly string[];
+  /** Computed attributes an update empties (planned null): hook files found rewritten are uploaded again. */
+  cleared: readonly string[];
 }
 
 const RESOURCES: Record<string, Omit<ResourceType, "block">> = {
   [`${PROVIDER_NAME}_environment`]: {
     core: () => (require("../environment/core") as typeof import("../environment/core")).environmentCore as unknown as AnyCore,
     kept: ["id", "created", "environment_key"],
+    cleared: ["drifted_hook_files"],
   },
   [`${PROVIDER_NAME}_credential`]: {
     core: () => (require("../credential/core") as typeof import("../credential/core")).credentialCore as unknown as AnyCore,
     kept: ["id", "create_time"],
+    cleared: [],
   },
 };
 
@@ -150,7 +154,7 @@ export function terraformProvider(): Handlers {
       const inputsChanged = inputsOf(type.block).some((attribute) => JSON.stringify(proposed[attribute.name]) !== JSON.stringify(prior[attribute.name]));
       if (diff.changes.size === 0 && !inputsChanged) return planned(proposed);
       // What the update changes is known at apply: every computed attribute but those it keeps.
-      const unknowns = computed.filter((attribute) => !type.kept.includes(attribute.name)).map((attribute) => [attribute.name, UNKNOWN]);
+      const unknowns = computed.filter((attribute) => !type.kept.includes(attribute.name)).map((attribute) => [attribute.name, type.cleared.includes(attribute.name) ? null : UNKNOWN]);
       return planned({ ...proposed, ...Object.fromEntries(unknowns) }, replace);
     },
 
@@ -198,7 +202,9 @@ export function terraformProvider(): Handlers {
       const args = decodeValue(config as DynamicValue);
       // Not known yet (a file() of a generated file): the plan's read checks it.
       if (hasUnknown(args)) return { diagnostics: [] };
-      return { diagnostics: hooksDiagnostics(readHooks(coreValue(argumentsOf(dataBlock(type_name)), args) as never)) };
+      // Its errors stop validate; its warnings are the plan's (ReadDataSource), once.
+      const { errors } = readHooks(coreValue(argumentsOf(dataBlock(type_name)), args) as never);
+      return { diagnostics: hooksDiagnostics({ errors, warnings: [] }) };
     },
 
     async ReadDataSource({ type_name, config }) {

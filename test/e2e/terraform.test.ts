@@ -1,0 +1,332 @@
+// The Terraform provider through the real engines (Terraform 1.11 on PATH; OpenTofu when
+// scripts/opentofu has built it), installed by `init` from a filesystem mirror of the release zip
+// (scripts/pack-terraform), against the emulator: validate, apply, a no-op plan, an in-place change
+// and a replacement, the data sources, the hooks data source's gate denying through :executeTool,
+// hook files an agent rewrote, an environment deleted out of band, import, destroy, and a killed apply.
+// One emulator, one mirror; each engine one working directory, its cases in order.
+import { execFile } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { promisify } from "node:util";
+
+import { TEST_KEY } from "../support/emulator";
+import { describeNeeding } from "../support/prerequisites";
+import { runCommand, timeLeftOf } from "../support/commands";
+import { repoRoot } from "./engine";
+import { useE2E } from "./_workspace";
+
+const TEST_TIMEOUT_MS = 120_000;
+const MIRROR_TIMEOUT_MS = 240_000;
+const VERSION = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")).version as string;
+const GATE = fs.readFileSync(path.join(repoRoot, "examples/terraform/data-sources/geminienvironments_hooks/gate.py"), "utf8");
+
+/** The engines: Terraform from PATH, OpenTofu from scripts/opentofu's cache (built there by .ci/run, not here). */
+const ENGINES = [
+  { name: "terraform", binary: onPath("terraform"), registry: "registry.terraform.io" },
+  {
+    name: "tofu",
+    binary: ((cache) => (fs.existsSync(cache) ? cache : undefined))(
+      path.join(process.env.OPENTOFU_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "pulumi-gemini-environments/opentofu"), process.env.OPENTOFU_VERSION ?? "1.10.10", "bin/tofu"),
+    ),
+    registry: "registry.opentofu.org",
+  },
+];
+
+// The emulator, and the package as installed from its tarball, which the zip is made from.
+const e2e = useE2E();
+const emulator = () => e2e().emulator;
+const client = () => e2e().client;
+let mirror: string;
+
+beforeAll(async () => {
+  const left = timeLeftOf(MIRROR_TIMEOUT_MS);
+  mirror = fs.mkdtempSync(path.join(os.tmpdir(), "tf-mirror-"));
+  // The Node.js launcher rather than the single executable: the same code, without postject's 30 s.
+  const release = path.join(mirror, "release");
+  const packageDir = path.dirname(e2e().pluginBinDir);
+  await runCommand([path.join(repoRoot, "scripts/pack-terraform"), "--from", packageDir, "--release", release, "--platforms", "linux-amd64"], { cwd: repoRoot, env: { ...process.env, GENV_PLUGIN_SEA: "0" }, timeoutMs: left() });
+  for (const { registry } of ENGINES) {
+    const dir = path.join(mirror, registry, "gemini-environments/geminienvironments");
+    fs.mkdirSync(dir, { recursive: true });
+    fs.copyFileSync(path.join(release, `terraform-provider-geminienvironments_${VERSION}_linux_amd64.zip`), path.join(dir, `terraform-provider-geminienvironments_${VERSION}_linux_amd64.zip`));
+  }
+}, MIRROR_TIMEOUT_MS);
+
+afterAll(() => {
+  if (mirror) fs.rmSync(mirror, { recursive: true, force: true });
+});
+
+for (const engine of ENGINES) {
+  describeNeeding({ [`${engine.name} (${engine.name === "tofu" ? "scripts/opentofu" : "Terraform 1.11 on PATH"})`]: engine.binary !== undefined })(`the Terraform provider through ${engine.name}`, () => {
+    let dir: string;
+    let environmentId: string;
+
+    /** Runs the engine in the working directory; resolves with its exit code and output, whatever the code. */
+    const run = async (...args: string[]) => {
+      const env = {
+        ...process.env,
+        TF_CLI_CONFIG_FILE: path.join(dir, "cli.tfrc"),
+        TF_IN_AUTOMATION: "1",
+        CHECKPOINT_DISABLE: "1",
+        GEMINI_API_KEY: TEST_KEY,
+        GOOGLE_GEMINI_BASE_URL: emulator().url,
+      };
+      try {
+        const { stdout, stderr } = await promisify(execFile)(engine.binary!, [...args, "-no-color"], { cwd: dir, env, timeout: TEST_TIMEOUT_MS - 20_000, maxBuffer: 64 << 20 });
+        return { code: 0, stdout, stderr };
+      } catch (error) {
+        const failed = error as { code?: number; stdout?: string; stderr?: string };
+        if (typeof failed.code !== "number") throw error;
+        return { code: failed.code, stdout: failed.stdout ?? "", stderr: failed.stderr ?? "" };
+      }
+    };
+    const ok = async (...args: string[]) => {
+      const result = await run(...args);
+      if (result.code !== 0) throw new Error(`${engine.name} ${args.join(" ")} exited ${result.code}:\n${result.stdout}\n${result.stderr}`);
+      return result.stdout;
+    };
+    const configure = (options: Partial<Declared> = {}) => fs.writeFileSync(path.join(dir, "main.tf"), configuration({ ...DECLARED, ...options }));
+    const outputs = async () => JSON.parse(await ok("output", "-json")) as Record<string, { value: unknown }>;
+    const liveEnvironments = async () => (await client().list()).environments?.map((environment) => environment.id) ?? [];
+    const fileText = async (id: string, file: string) => (await client().files.downloadBuffer(id, file)).data.toString("utf8");
+
+    beforeAll(() => {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), `tf-${engine.name}-`));
+      fs.writeFileSync(path.join(dir, "gate.py"), GATE);
+      fs.writeFileSync(
+        path.join(dir, "cli.tfrc"),
+        `provider_installation {\n  filesystem_mirror {\n    path    = ${JSON.stringify(mirror)}\n    include = ["${engine.registry}/gemini-environments/geminienvironments"]\n  }\n}\n`,
+      );
+    });
+    afterAll(() => dir && fs.rmSync(dir, { recursive: true, force: true }));
+
+    test("init installs the provider from a filesystem mirror of the release zip", async () => {
+      configure();
+      expect(await ok("init")).toMatch(new RegExp(`Installed gemini-environments/geminienvironments v${VERSION.replace(/\./g, "\\.")}`));
+    }, TEST_TIMEOUT_MS);
+
+    test("bad input: validate names sources[0].target at its line, a plan names sources[2].target, and nothing is created", async () => {
+      // Known at validate: a literal list.
+      configure({ escaping: "../escape.md" });
+      const validate = await run("validate", "-json");
+      expect(validate.code).toBe(1);
+      const diagnostics = JSON.parse(validate.stdout).diagnostics as Array<{ severity: string; summary: string; range?: { start: { line: number } } }>;
+      const error = diagnostics.find((diagnostic) => diagnostic.severity === "error");
+      expect(error?.summary).toMatch(/^sources\[0\]\.target: "\.\.\/escape\.md" .*escapes/);
+      // Terraform points at the source's own line in the configuration (not the resource's).
+      const lines = fs.readFileSync(path.join(dir, "main.tf"), "utf8").split("\n");
+      expect(lines[error!.range!.start.line - 1]).toContain("../escape.md");
+      // Known at plan only (after the hooks data source's two sources): the plan stops, naming it.
+      configure({ readmeTarget: "../escape.md" });
+      const posts = emulator().requests.length;
+      const apply = await run("apply", "-auto-approve");
+      expect(apply.code).toBe(1);
+      expect(apply.stderr).toMatch(/sources\[2\]\.target: "\.\.\/escape\.md" .*escapes/);
+      expect(emulator().requests.slice(posts).filter((request) => request.method === "POST")).toEqual([]);
+    }, TEST_TIMEOUT_MS);
+
+    test("apply: a credential, a gated environment and the data sources; the gate denies through :executeTool", async () => {
+      configure();
+      const applied = await ok("apply", "-auto-approve");
+      // Sensitive: hidden in the plan (Terraform's state keeps it, in clear, as it keeps every secret).
+      expect(applied).toMatch(/token += \(sensitive value\)/);
+      expect(applied).not.toContain("ghp_example");
+      const values = await outputs();
+      environmentId = values.environment_id.value as string;
+      expect(await liveEnvironments()).toEqual([environmentId]);
+      expect(await fileText(environmentId, "workspace/README.md")).toBe("first\n");
+      expect(await fileText(environmentId, ".agents/hooks-scripts/gate.py")).toBe(GATE);
+      expect(values).toMatchObject({
+        file_content: { value: "first\n" },
+        listed: { value: true },
+        file_count: { value: 3 },
+        credential_type: { value: "bearer_token" },
+        credential_listed: { value: true },
+      });
+      const denied = await client().executeTool(environmentId, { name: "code_execution", args: { code: "rm -rf /workspace", language: "bash" } });
+      expect(denied).toMatchObject({ decision: "deny", reason: "Destructive command blocked by security gate." });
+    }, TEST_TIMEOUT_MS);
+
+    test("a second plan changes nothing (-detailed-exitcode 0)", async () => {
+      const plan = await run("plan", "-detailed-exitcode");
+      expect(plan.stdout).toContain("No changes.");
+      expect(plan.code).toBe(0);
+    }, TEST_TIMEOUT_MS);
+
+    test("an edited file updates the environment in place: the same id, the new content", async () => {
+      configure({ readme: "second\n" });
+      const plan = await run("plan", "-detailed-exitcode");
+      expect(plan.code).toBe(2);
+      expect(plan.stdout).toMatch(/geminienvironments_environment\.gated will be updated in-place/);
+      await ok("apply", "-auto-approve");
+      expect((await outputs()).environment_id.value).toBe(environmentId);
+      expect(await fileText(environmentId, "workspace/README.md")).toBe("second\n");
+    }, TEST_TIMEOUT_MS);
+
+    test("a network change replaces the environment, naming the attribute: a new id, the old one gone", async () => {
+      configure({ readme: "second\n", domain: "api.example.org" });
+      const plan = await run("plan", "-detailed-exitcode");
+      expect(plan.stdout).toMatch(/geminienvironments_environment\.gated must be replaced/);
+      expect(plan.stdout).toMatch(/domain += "api\.example\.com" -> "api\.example\.org" # forces replacement/);
+      await ok("apply", "-auto-approve");
+      const replaced = (await outputs()).environment_id.value as string;
+      expect(replaced).not.toBe(environmentId);
+      expect(await liveEnvironments()).toEqual([replaced]);
+      environmentId = replaced;
+    }, TEST_TIMEOUT_MS);
+
+    test("a hook script the agent rewrote is found by refresh and restored by apply", async () => {
+      await client().files.upload({ environment: environmentId, path: ".agents/hooks-scripts/gate.py", data: Buffer.from("print('{\"decision\": \"allow\"}')\n"), overwrite: true });
+      const plan = await run("plan", "-detailed-exitcode");
+      expect(plan.code).toBe(2);
+      expect(plan.stdout).toMatch(/drifted_hook_files = \[\s+- "\.agents\/hooks-scripts\/gate\.py",\s+\] -> null/);
+      await ok("apply", "-auto-approve");
+      expect(await fileText(environmentId, ".agents/hooks-scripts/gate.py")).toBe(GATE);
+      expect((await run("plan", "-detailed-exitcode")).code).toBe(0);
+    }, TEST_TIMEOUT_MS);
+
+    test("an environment deleted outside Terraform leaves the state at refresh, and apply makes it again", async () => {
+      await client().delete(environmentId);
+      const plan = await run("plan", "-detailed-exitcode");
+      expect(plan.stdout).toMatch(/geminienvironments_environment\.gated will be created/);
+      await ok("apply", "-auto-approve");
+      environmentId = (await outputs()).environment_id.value as string;
+      expect(await liveEnvironments()).toEqual([environmentId]);
+    }, TEST_TIMEOUT_MS);
+
+    test("import: an import block takes an environment made outside Terraform, and its configuration plans no change", async () => {
+      const made = await client().create({ sources: [{ type: "inline", target: "notes.md", content: "made elsewhere\n" }], network: "disabled" });
+      configure({ readme: "second\n", domain: "api.example.org", imported: made.id });
+      const plan = await run("plan", "-detailed-exitcode");
+      expect(plan.stdout).toContain("Plan: 1 to import, 0 to add, 0 to change, 0 to destroy.");
+      await ok("apply", "-auto-approve");
+      expect((await run("plan", "-detailed-exitcode")).code).toBe(0);
+      expect((await liveEnvironments()).sort()).toEqual([environmentId, made.id].sort());
+    }, TEST_TIMEOUT_MS);
+
+    test("destroy leaves no environment and no credential", async () => {
+      await ok("destroy", "-auto-approve");
+      expect(await liveEnvironments()).toEqual([]);
+      expect((await client().credentials.list()).credentials ?? []).toEqual([]);
+    }, TEST_TIMEOUT_MS);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The configuration
+// ---------------------------------------------------------------------------------------------
+
+interface Declared {
+  readme: string;
+  readmeTarget: string;
+  domain: string;
+  /** An environment to import, declared as it was made. */
+  imported?: string;
+  /** The target of a second environment's one file, declared literally (known at validate). */
+  escaping?: string;
+}
+
+const DECLARED: Declared = { readme: "first\n", readmeTarget: "workspace/README.md", domain: "api.example.com" };
+
+function configuration({ readme, readmeTarget, domain, imported, escaping }: Declared): string {
+  return `
+terraform {
+  required_providers {
+    geminienvironments = { source = "gemini-environments/geminienvironments" }
+  }
+}
+
+provider "geminienvironments" {}
+
+data "geminienvironments_hooks" "gate" {
+  config = jsonencode({
+    "security-gate" = {
+      pre_tool_execution = [{
+        matcher = "code_execution"
+        hooks   = [{ type = "command", command = "python3 /.agents/hooks-scripts/gate.py", timeout = 10 }]
+      }]
+    }
+  })
+  scripts = { "gate.py" = file("\${path.module}/gate.py") }
+}
+
+resource "geminienvironments_credential" "github" {
+  credential_id = "github-token"
+  type          = "bearer_token"
+  token         = "ghp_example"
+}
+
+resource "geminienvironments_environment" "gated" {
+  sources = concat(data.geminienvironments_hooks.gate.sources, [
+    { type = "inline", target = ${JSON.stringify(readmeTarget)}, content = ${JSON.stringify(readme)} },
+  ])
+  network = {
+    allowlist = [{ domain = ${JSON.stringify(domain)}, credential = geminienvironments_credential.github.credential_id }]
+  }
+}
+
+data "geminienvironments_environment" "gated" {
+  id = geminienvironments_environment.gated.id
+}
+
+data "geminienvironments_environments" "all" {
+  depends_on = [geminienvironments_environment.gated]
+}
+
+data "geminienvironments_environment_file" "readme" {
+  environment_id = geminienvironments_environment.gated.id
+  path           = "workspace/README.md"
+}
+
+data "geminienvironments_credential" "github" {
+  credential_id = geminienvironments_credential.github.id
+}
+
+data "geminienvironments_credentials" "all" {
+  depends_on = [geminienvironments_credential.github]
+}
+
+output "environment_id" { value = geminienvironments_environment.gated.id }
+output "file_count" { value = data.geminienvironments_environment.gated.file_count }
+output "listed" { value = contains(data.geminienvironments_environments.all.environments[*].id, geminienvironments_environment.gated.id) }
+output "file_content" { value = data.geminienvironments_environment_file.readme.content }
+output "credential_type" { value = data.geminienvironments_credential.github.type }
+output "credential_listed" { value = contains(data.geminienvironments_credentials.all.credentials[*].credential_id, "github-token") }
+${
+  escaping === undefined
+    ? ""
+    : `
+resource "geminienvironments_environment" "escaping" {
+  sources = [{ type = "inline", target = ${JSON.stringify(escaping)}, content = "x" }]
+}
+`
+}${
+  imported === undefined
+    ? ""
+    : `
+import {
+  to = geminienvironments_environment.imported
+  id = "${imported}"
+}
+
+resource "geminienvironments_environment" "imported" {
+  sources = [{ type = "inline", target = "notes.md", content = "made elsewhere\\n" }]
+  network = { disabled = true }
+}
+`
+}`;
+}
+
+function onPath(command: string): string | undefined {
+  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
+    const candidate = path.join(dir, command);
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
