@@ -15,7 +15,8 @@
  * a finding makes it 1); with `--fail-on fail-open`, 1 when there is a finding; else 0.
  */
 import * as os from "node:os";
-import { statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
+import * as path from "node:path";
 import { Option, type Command } from "commander";
 import { parseToolCall, SandboxError } from "../../emulator/sandbox";
 import { runCommandHandlers, type HooksUnderTest } from "../../emulator/sandbox/policy-cases";
@@ -23,6 +24,7 @@ import { hasErrors, lintHooks } from "../../hooks/lint";
 import { DEFAULT_PROBE_SEED, probeCorpus, type ProbeCall } from "../../hooks/probe/corpus";
 import { probeHooks, TIMEOUT_CAP, type ProbeFinding, type ProbeReport } from "../../hooks/probe/run";
 import { parseRecordedCalls } from "../../hooks/recorded-calls";
+import { referencedScripts } from "../../hooks/scripts";
 import { HooksConfig } from "../../hooks/schema";
 import { CLIError } from "../errors";
 import { readText } from "./_input-files";
@@ -66,6 +68,7 @@ export async function runHooksProbe(args: HooksProbeArgs): Promise<{ output: str
   if (args.scriptsDir !== undefined && !isDirectory(args.scriptsDir)) throw new CLIError(`--scripts ${args.scriptsDir} is not a directory`, 2);
   const hooksText = readText(args.hooksFile, "hooks file");
   const config = lintedConfig(hooksText, args.hooksFile);
+  checkScripts(config, args.scriptsDir);
   const { calls: recorded, skipped } = args.callsFile === undefined ? { calls: [], skipped: [] } : recordedCalls(readText(args.callsFile, "calls file"));
 
   const report = await probeSide({ hooksText, scriptsDir: args.scriptsDir }, config, { seed, recorded, http: args.http, concurrency: args.concurrency });
@@ -116,6 +119,20 @@ function lintedConfig(text: string, file: string): HooksConfig {
     throw new CLIError(`hooks file ${file} is rejected by the linter (genv hooks lint), so it is not probed: ${errors.map((f) => `${f.path || "(root)"}: ${f.code}: ${f.message}`).join("; ")}`, 2);
   }
   return HooksConfig.parse(json);
+}
+
+/**
+ * Every `/.agents/hooks-scripts/<name>` a command runs must be in `--scripts`: a missing one would
+ * crash on every payload and read as findings, when it is a mistake in the invocation.
+ */
+function checkScripts(config: HooksConfig, scriptsDir: string | undefined): void {
+  const prefix = "/.agents/hooks-scripts/";
+  const missing = referencedScripts(config)
+    .filter((script) => script.startsWith(prefix))
+    .filter((script) => scriptsDir === undefined || !existsSync(path.join(scriptsDir, script.slice(prefix.length))));
+  if (missing.length === 0) return;
+  const where = scriptsDir === undefined ? "no --scripts directory was given" : `--scripts ${scriptsDir} does not hold ${missing.length === 1 ? "it" : "them"}`;
+  throw new CLIError(`the hooks run ${missing.join(", ")}, but ${where}: pass --scripts with the directory copied to .agents/hooks-scripts/`, 2);
 }
 
 /** The recorded calls the runtime could deliver, as corpus calls; the other lines, and why not. */

@@ -110,6 +110,9 @@ test("recorded calls join the corpus; an HTTP handler is listed as not probed; a
 
   const rejected = agentsDir({ gate: { pre_tool_execution: [{ matcher: "*_file", hooks: [{ type: "command", command: "true" }] }] } }, {});
   await expect(runHooksProbe({ ...rejected })).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(/rejected by the linter.*\/gate\/pre_tool_execution\/0\/matcher: glob-matcher/) });
+  // A script the commands run but --scripts does not hold: a mistake to say, not a crash per payload.
+  const noScript = agentsDir({ crashy: PROBE_HOOKS.crashy }, {});
+  await expect(runHooksProbe({ ...noScript })).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining("the hooks run /.agents/hooks-scripts/crashy.py, but --scripts") });
 }, 60_000);
 
 test("through the CLI: --fail-on fail-open exits 1 on a finding and 0 on the robust gate alone", async () => {
