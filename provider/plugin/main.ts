@@ -1,7 +1,7 @@
 /**
  * The native plugin `pulumi-resource-gemini-environments`: what `bin/pulumi-resource-gemini-environments`
  * runs. The engine starts it with its address as the argument; `provider.main` serves the provider
- * (provider.ts) over gRPC and prints the port, with the methods of `_server-gaps.ts` answered by us.
+ * (provider.ts) over gRPC and prints the port, with the methods of `server-gaps.ts` answered by us.
  *
  * Loads only `@pulumi/pulumi/provider` and the adapter before the port is out; the Environment core,
  * zod and the HTTP client right after it (warmUp), the rest on the first call that needs it, compiled
@@ -10,7 +10,7 @@
 import { pruneCompileCache, savingCompiledCode } from "./_compile-cache"; // first: the compile cache is on before anything else loads
 import { main } from "@pulumi/pulumi/provider";
 import { pluginProvider, warmUp } from "./provider";
-import { serveWithGaps } from "./_server-gaps";
+import { serveWithGaps } from "./server-gaps";
 import { profiling, timedMethods } from "./_profile";
 import { engineAddressOf, exitWhenEngineGone } from "../contracts/engine-watchdog";
 

@@ -4,7 +4,7 @@
  *
  * Beyond `@pulumi/pulumi/provider`'s `Provider` interface it has `configure` (an explicit provider's
  * `apiKey`/`baseUrl`), `checkConfig`, `diff` results with a `detailedDiff`, and `read` by id alone
- * (`pulumi import`): `_server-gaps.ts` says why the server needs help to reach them.
+ * (`pulumi import`): `server-gaps.ts` says why the server needs help to reach them.
  *
  * Cores load on first use, so that start-up loads only what serving needs (bench fleet measures it).
  */

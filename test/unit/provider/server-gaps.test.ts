@@ -1,5 +1,5 @@
 /**
- * The plugin patches @pulumi/pulumi's private provider server (provider/plugin/_server-gaps.ts), so it
+ * The plugin patches @pulumi/pulumi's private provider server (provider/plugin/server-gaps.ts), so it
  * runs only where that is tested, and says so at start when the server is not the one it patches:
  * - the peer range starts at the version the suite runs (devDependencies) and scripts/e2e-node22 runs
  *   the plugin's e2e files again on the newest release, so both ends of the range are tested;
@@ -9,7 +9,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { serveWithGaps, UnsupportedPulumiSdkError } from "../../../provider/plugin/_server-gaps";
+import { serveWithGaps, UnsupportedPulumiSdkError } from "../../../provider/plugin/server-gaps";
 import type { PluginProvider } from "../../../provider/plugin/provider";
 
 const root = path.resolve(__dirname, "../../..");
