@@ -10,6 +10,7 @@ import { promises as fs } from "node:fs";
 import type { Command } from "commander";
 import { z } from "zod";
 import { CLIError } from "../errors";
+import { identityOfUrn } from "../../provider/contracts/resource-core";
 
 const PolicyEvent = z.object({
   resourceUrn: z.string().optional(),
@@ -69,12 +70,11 @@ function violationText(message: string): string {
 }
 
 /** `urn:pulumi:stack::project::parent$type::name` → `name (type)`. */
+/** `agent (gemini-environments:index:Environment)`, by the one URN parser the provider uses. */
 function resourceOf(urn: string | undefined): string {
-  if (!urn) return "(stack)";
-  const parts = urn.split("::");
-  const name = parts[parts.length - 1];
-  const type = (parts[parts.length - 2] ?? "").split("$").pop();
-  return `${name} (${type})`;
+  const identity = urn ? identityOfUrn(urn) : undefined;
+  if (!identity) return urn ? urn : "(stack)";
+  return `${identity.name} (${identity.type})`;
 }
 
 function cell(text: string): string {
