@@ -45,3 +45,8 @@ test("no policy event: no violations; a line that is not JSON: an error naming t
   expect(renderViolations(violationsOfEventLog(JSON.stringify({ summaryEvent: {} })))).toBe("### Policy pack\n\nNo violations.\n");
   expect(() => violationsOfEventLog("{}\nnot json", "events.jsonl")).toThrow(new CLIError("events.jsonl line 2 is not JSON: pass the file written by pulumi preview --event-log", 2));
 });
+
+test("a resource whose name holds :: is named whole, with its own type", () => {
+  const log = policyEvent("environment-has-hooks", "urn:pulumi:prod::gitops::pulumi-nodejs:dynamic/gemini-environments:Environment::team::rogue", "Every environment carries hooks.\nadd one\n");
+  expect(violationsOfEventLog(log).map(({ resource }) => resource)).toEqual(["team::rogue (pulumi-nodejs:dynamic/gemini-environments:Environment)"]);
+});
