@@ -108,7 +108,9 @@ export function terraformSchema(): TerraformSchema {
         description: terraformText(propertyMeta(CredentialInputs).description),
         attributes: [
           idAttribute("The credential's id, the same as `credential_id`."),
-          ...attributesOf(CredentialInputs, { required: ["credentialId"] }),
+          ...attributesOf(CredentialInputs, { required: ["credentialId"] }).map((attribute) =>
+            attribute.name === "credential_id" ? { ...attribute, description: CREDENTIAL_ID_DESCRIPTION } : attribute,
+          ),
           ...attributesOf(CredentialComputed, { computed: true }),
         ],
       },
@@ -128,6 +130,10 @@ export function terraformSchema(): TerraformSchema {
   };
   return cached;
 }
+
+/** Required here (the module's comment says why), so without Pulumi's default derived from the URN. */
+const CREDENTIAL_ID_DESCRIPTION =
+  "The id allowlist entries reference (`network.allowlist[].credential`), 1–128 of `[A-Za-z0-9._-]`, e.g. `gh-token`; unique per API key. A change replaces the credential.";
 
 /** The function core a data source reads through, by the data source's type name. */
 export const DATA_SOURCE_FUNCTIONS: Record<string, FunctionCore> = {

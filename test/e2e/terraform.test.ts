@@ -203,6 +203,23 @@ for (const engine of ENGINES) {
       await ok("apply", "-auto-approve");
       expect((await run("plan", "-detailed-exitcode")).code).toBe(0);
       expect((await liveEnvironments()).sort()).toEqual([environmentId, made.id].sort());
+      // And by the command: `terraform import ADDRESS ID`.
+      await ok("state", "rm", "geminienvironments_environment.imported");
+      expect(await ok("import", "geminienvironments_environment.imported", made.id)).toContain("Import successful!");
+      expect((await run("plan", "-detailed-exitcode")).code).toBe(0);
+    }, TEST_TIMEOUT_MS);
+
+    test("a state written by an earlier version of the provider (an attribute it lacked, one since removed) plans no change", async () => {
+      const file = path.join(dir, "terraform.tfstate");
+      const state = JSON.parse(fs.readFileSync(file, "utf8"));
+      for (const resource of state.resources.filter((candidate: { type: string }) => candidate.type === "geminienvironments_environment")) {
+        for (const instance of resource.instances) {
+          delete instance.attributes.last_accessed;
+          instance.attributes.retired_attribute = "from an older provider";
+        }
+      }
+      fs.writeFileSync(file, JSON.stringify(state));
+      expect((await run("plan", "-detailed-exitcode", "-refresh=false")).code).toBe(0);
     }, TEST_TIMEOUT_MS);
 
     test("destroy leaves no environment and no credential", async () => {

@@ -40,6 +40,8 @@ test("secrets are sensitive, computed outputs computed, a credential's id requir
     expect(attribute(environment, name)).toMatchObject({ computed: true, optional: false, required: false });
   }
   expect(attribute(credential, "credential_id")).toMatchObject({ required: true });
+  // Pulumi's default comes from the URN; Terraform gives a provider no address to derive one from.
+  expect(attribute(credential, "credential_id").description).not.toMatch(/Default/);
   expect(attribute(credential, "type")).toMatchObject({ required: true });
 });
 
