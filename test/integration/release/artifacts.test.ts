@@ -244,7 +244,7 @@ describe("npm run release (scripts/release)", () => {
   });
 
   test("the wheel builds without a deprecation warning of setuptools (the license is an SPDX expression, not a table)", () => {
-    expect(releaseLog).toContain("python -m build --wheel");
+    expect(releaseLog).toContain("python -m build --sdist --wheel");
     expect(releaseLog.split("\n").filter((line) => /deprecat/i.test(line))).toEqual([]);
   });
 
