@@ -32,7 +32,7 @@ import * as hooks from "../hooks/schema";
 import { CredentialInputs, CredentialOutputs, CredentialStatus } from "../provider/credential/inputs";
 import { HooksTestCase } from "../hooks/cases";
 import { AllowlistEntryInput, EnvironmentInputs, EnvironmentOutputs, EnvironmentStatus, NetworkDeclared, NetworkInput, UpdateStrategy } from "../provider/environment/inputs";
-import { GuardedEnvironmentInputs, GuardedEnvironmentOutputs, HookBundleInput, LintCode } from "../provider/components/guarded-environment-inputs";
+import { GuardedEnvironmentInputs, GuardedEnvironmentOutputs, HookBundleInput, LintCode, ProbeMode } from "../provider/components/guarded-environment-inputs";
 import { CommandHandlerInput, HookHandlerInput, HooksConfigInput, HooksGroupInput, HttpHandlerInput, RuleInput } from "../provider/components/hooks-config-inputs";
 import { ProviderConfigInputs } from "../provider/contracts/configuration-schema";
 import { BINDABLE, propertiesOf, schemaName, type PropertyMeta } from "../provider/contracts/resource-schema";
@@ -62,6 +62,7 @@ export const NAMED: Array<[z.ZodType, string]> = [
   [hooks.HookEventName, "HookEvent"],
   [hooks.Decision, "HookDecision"],
   [LintCode, "LintCode"],
+  [ProbeMode, "ProbeMode"],
   [sdk.Source, "Source"],
   [AllowlistEntryInput, "AllowlistEntry"],
   [NetworkInput, "EgressPolicy"],

@@ -10,6 +10,7 @@ import { LINT_CODES } from "../../hooks/lint";
 import { HooksConfigInput } from "./hooks-config-inputs";
 import { Source } from "../../client/schemas";
 import { EnvironmentStatus, NetworkDeclared, UpdateStrategyDeclared } from "../environment/inputs";
+import { bindableOr } from "../contracts/resource-schema";
 
 /** The linter's codes (hooks/README.md has each one's severity and fix); only warnings can be acknowledged. */
 export const LintCode = z.enum(LINT_CODES).meta({
@@ -28,6 +29,19 @@ export const LintCode = z.enum(LINT_CODES).meta({
   } satisfies Record<(typeof LINT_CODES)[number], string>,
 });
 
+/** When `genv hooks probe` runs at preview and what its findings are (HookBundle's `probe`). */
+export const ProbeMode = z.enum(["off", "warn", "error"], { error: "must be off, warn or error" }).meta({
+  description: "Whether the fail-open probe (`genv hooks probe`) runs at every preview and update, and what its findings are.",
+  valueDescriptions: {
+    off: "The probe does not run (the default: seconds per gate at every preview; run `genv hooks probe` in the pull request instead).",
+    warn: "Each fail-open finding is a warning on the component.",
+    error: "Fail-open findings stop the preview or update.",
+  },
+});
+
+/** A reviewed fail-open finding, accepted: `fail-open:<group>:<tool>:<outcome>`. */
+const FailOpenAcknowledgement = z.string().regex(/^fail-open:[^:]+:[^:]+:[^:]+$/, { error: "must be a lint warning code or fail-open:<group>:<tool>:<outcome>" });
+
 export const HookBundleInput = z
   .object({
     config: HooksConfigInput.meta({ description: "The `.agents/hooks.json` content: named groups, in the order they run." }),
@@ -42,6 +56,11 @@ export const HookBundleInput = z
     tests: HooksTestCases.optional().meta({
       description:
         "Policy cases, as `genv hooks test` reads them: a tool call, the decision expected and an optional reason substring. They run at every preview in the local sandbox; a regression fails it.",
+    }),
+    probe: ProbeMode.optional().meta({
+      description:
+        "`genv hooks probe` at every preview and update, after the lint and the policy cases: every pre handler against generated unkind tool calls in the local sandbox. `warn`: each fail-open finding (crash, timeout, no decision) is a warning; `error`: findings stop the preview. A reviewed finding is accepted in `acknowledgedWarnings` as `fail-open:<group>:<tool>:<outcome>`.",
+      absent: "off",
     }),
   })
   .meta({ description: "A hooks config and the scripts it runs, shipped as inline sources." });
@@ -60,9 +79,12 @@ export const GuardedEnvironmentInputs = z
       absent: "in_place",
     }),
     acknowledgedWarnings: z
-      .array(LintCode)
+      .array(bindableOr(LintCode, FailOpenAcknowledgement))
       .optional()
-      .meta({ description: "Linter warning codes reviewed and accepted, not reported again (errors cannot be acknowledged)." }),
+      .meta({
+        description:
+          "Linter warning codes reviewed and accepted, not reported again (errors cannot be acknowledged); with the bundle's `probe` on, a reviewed fail-open finding as `fail-open:<group>:<tool>:<outcome>` (in Go, `genv.LintCode(\"fail-open:…\")`).",
+      }),
   })
   .meta({
     description: "An Environment whose hooks (`.agents/hooks.json` and its scripts) and egress policy are declared together; the hooks linter stops the preview on errors.",
@@ -73,6 +95,10 @@ export const GuardedEnvironmentOutputs = z.object({
   status: EnvironmentStatus.meta({ description: "`active` or `expired`." }),
   fileCount: z.number().int().meta({ description: "Number of files in the environment." }),
   sizeBytes: z.number().int().meta({ description: "Total size of the environment's files, in bytes." }),
+  failOpen: z
+    .string()
+    .optional()
+    .meta({ description: "The bundle's fail-open probe at this preview or update: `none`, `2 fail-open findings (1 acknowledged)`, or `skipped` where no sandbox runs it. Absent with the probe off." }),
   policyTests: z
     .string()
     .optional()

@@ -58,6 +58,7 @@ function build(name: string, type: string, inputs: pulumi.Inputs, options: pulum
     scripts: Object.fromEntries(Object.entries(hooks.scripts ?? {}).map(([script, content]) => [script, { content }])),
     providedScripts: hooks.providedScripts,
     tests: hooks.tests,
+    probe: hooks.probe,
   });
   // The schema requires it and the SDKs check it; a program that bypasses them must not get all egress by omission.
   if (inputs.network === undefined || inputs.network === null) {
@@ -84,6 +85,7 @@ function build(name: string, type: string, inputs: pulumi.Inputs, options: pulum
       fileCount: component.fileCount,
       sizeBytes: component.sizeBytes,
       ...(component.policyTests && { policyTests: component.policyTests }),
+      ...(component.failOpen && { failOpen: component.failOpen }),
     },
   };
 }

@@ -14,6 +14,7 @@
  */
 import * as pulumi from "../contracts/pulumi-sdk";
 import type { LintCode } from "../../hooks/lint";
+import type { FailOpenAcknowledgement } from "../../hooks/probe/run";
 import { issueAt } from "../../client/issues";
 import { credentialRegistration, type CredentialArgs } from "../credential/resource";
 import type { CredentialOutputs } from "../credential/inputs";
@@ -96,7 +97,8 @@ export interface GuardedEnvironmentArgs {
   sources?: pulumi.Input<SourceArgs>[];
   /** The Environment's `updateStrategy`: `in_place` (default) or `replace`. */
   updateStrategy?: pulumi.Input<UpdateStrategy>;
-  acknowledgedWarnings?: LintCode[];
+  /** Warning codes reviewed and accepted; with the bundle's `probe` on, `fail-open:<group>:<tool>:<outcome>` too. */
+  acknowledgedWarnings?: Array<LintCode | FailOpenAcknowledgement>;
 }
 
 /** `GuardedEnvironment` run by the plugin (a remote component): its child Environment is a plugin resource too. */
@@ -105,6 +107,8 @@ export class GuardedEnvironment extends pulumi.ComponentResource {
   declare readonly status: pulumi.Output<string>;
   declare readonly fileCount: pulumi.Output<number>;
   declare readonly sizeBytes: pulumi.Output<number>;
+  /** The bundle's fail-open probe at this preview or update; undefined with the probe off. */
+  declare readonly failOpen: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: GuardedEnvironmentArgs, opts?: pulumi.ComponentResourceOptions) {
     const network = args.network instanceof NetworkPolicy ? (args.network.toNetworkArgs() ?? EVERY_DOMAIN) : args.network;
@@ -118,6 +122,7 @@ export class GuardedEnvironment extends pulumi.ComponentResource {
       status: undefined,
       fileCount: undefined,
       sizeBytes: undefined,
+      failOpen: undefined,
     };
     const restore = plainPromiseStacks(); // the SDK's debug stacks, four per property (contracts/promise-stacks.ts)
     try {
@@ -142,5 +147,5 @@ function hooksInput(hooks: GuardedEnvironmentArgs["hooks"]) {
       scripts[source.target.slice(".agents/hooks-scripts/".length)] = source.content;
     }
   }
-  return { config: hooks.config, scripts };
+  return { config: hooks.config, scripts, ...(hooks.probe !== "off" && { probe: hooks.probe }) };
 }

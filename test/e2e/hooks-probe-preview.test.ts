@@ -1,7 +1,8 @@
 // A HookBundle's `probe` at preview, through the real engine: with "warn", each fail-open finding is a
 // warning on the GuardedEnvironment naming its group, tool and outcome, and the preview goes through;
-// with "error" the findings stop it; acknowledgedWarnings accepts a reviewed one.
-import { E2E_TEST_TIMEOUT_MS, program, useE2E } from "./_workspace";
+// with "error" the findings stop it; acknowledgedWarnings accepts a reviewed one. The same through the
+// plugin's construct, from Pulumi YAML (`hooks.probe`, a `fail-open:…` string in `acknowledgedWarnings`).
+import { E2E_TEST_TIMEOUT_MS, pluginProject, program, useE2E } from "./_workspace";
 
 /** A gate that logs to a Latin-1 file first: code beyond Latin-1 crashes it (exit 1), and the call is allowed. */
 const probedProgram = (probe: "warn" | "error", acknowledged: string[] = []) =>
@@ -23,6 +24,29 @@ exports.failOpen = env.failOpen;
 
 const FINDING = /hooks fail open: group latin-gate, code_execution: crash \(exited with status 1: Traceback.*\) on \d+ payloads, the smallest .*acknowledge it with acknowledgedWarnings: \["fail-open:latin-gate:code_execution:crash"\]/;
 
+/** The same gate in Pulumi YAML, built by the plugin's construct. */
+const yamlProgram = (probe: "warn" | "error", acknowledged: string[] = []) => `resources:
+  probed:
+    type: gemini-environments:index:GuardedEnvironment
+    properties:
+      hooks:
+        config:
+          latin-gate:
+            preToolExecution:
+              - matcher: code_execution
+                hooks:
+                  - command:
+                      command: python3 /.agents/hooks-scripts/gate.py
+                      timeout: 10
+        scripts:
+          gate.py: ${JSON.stringify("import json, sys\ncode = json.load(sys.stdin)['tool_call']['args']['code']\nsys.stderr.write('audit: ' + code.encode('latin-1').decode('latin-1')[:40] + '\\n')\nprint(json.dumps({'decision': 'allow'}))\n")}
+        probe: ${probe}
+      network: { disabled: true }
+      acknowledgedWarnings: ${JSON.stringify(["inline-hooks-writable", ...acknowledged])}
+outputs:
+  failOpen: \${probed.failOpen}
+`;
+
 describe("the fail-open probe at preview (real engine)", () => {
   const e2e = useE2E();
 
@@ -42,5 +66,17 @@ describe("the fail-open probe at preview (real engine)", () => {
     const preview = await e2e().run(accepted, (s, onOutput) => s.preview({ onOutput }));
     expect(preview.output).not.toContain("hooks fail open");
     expect(preview.changeSummary.create).toBeGreaterThanOrEqual(2);
+  }, E2E_TEST_TIMEOUT_MS);
+
+  test('Pulumi YAML (the plugin\'s construct): probe "error" stops the preview naming the finding; a "fail-open:…" acknowledgement lets it through', async () => {
+    const yaml = (name: string, acknowledged?: string[]) => `${pluginProject(name, e2e().pluginBinDir, "runtime: yaml")}${yamlProgram("error", acknowledged)}`;
+    const failing = await e2e().stack(await e2e().workspace.addProgram("probe-yaml-error", { "index.js": "" }, yaml("probe-yaml-error")), "error");
+    await expect(e2e().run(failing, (s, onOutput) => s.preview({ onOutput }))).rejects.toThrow(/hooks fail open \(1 finding; genv hooks probe shows each\):\s+- group latin-gate, code_execution: crash/);
+
+    const accepted = await e2e().stack(await e2e().workspace.addProgram("probe-yaml-ok", { "index.js": "" }, yaml("probe-yaml-ok", ["fail-open:latin-gate:code_execution:crash"])), "ok");
+    const up = await e2e().run(accepted, (s, onOutput) => s.up({ onOutput }));
+    expect(up.output).not.toContain("hooks fail open");
+    expect(up.outputs.failOpen?.value).toBe("1 fail-open finding (1 acknowledged)");
+    await e2e().run(accepted, (s, onOutput) => s.destroy({ onOutput }));
   }, E2E_TEST_TIMEOUT_MS);
 });

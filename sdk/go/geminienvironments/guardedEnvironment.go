@@ -79,10 +79,12 @@ import (
 type GuardedEnvironment struct {
 	pulumi.ResourceState
 
-	// Linter warning codes reviewed and accepted, not reported again (errors cannot be acknowledged).
+	// Linter warning codes reviewed and accepted, not reported again (errors cannot be acknowledged); with the bundle's `probe` on, a reviewed fail-open finding as `fail-open:<group>:<tool>:<outcome>` (in Go, `genv.LintCode("fail-open:…")`).
 	AcknowledgedWarnings LintCodeArrayOutput `pulumi:"acknowledgedWarnings"`
 	// The Environment's id, e.g. `env_abc123`.
 	EnvironmentId pulumi.StringOutput `pulumi:"environmentId"`
+	// The bundle's fail-open probe at this preview or update: `none`, `2 fail-open findings (1 acknowledged)`, or `skipped` where no sandbox runs it. Absent with the probe off.
+	FailOpen pulumi.StringPtrOutput `pulumi:"failOpen"`
 	// Number of files in the environment.
 	FileCount pulumi.IntOutput `pulumi:"fileCount"`
 	// The hooks config and scripts, shipped as `.agents/hooks.json` and `.agents/hooks-scripts/*`.
@@ -127,7 +129,7 @@ func NewGuardedEnvironment(ctx *pulumi.Context,
 }
 
 type guardedEnvironmentArgs struct {
-	// Linter warning codes reviewed and accepted, not reported again (errors cannot be acknowledged).
+	// Linter warning codes reviewed and accepted, not reported again (errors cannot be acknowledged); with the bundle's `probe` on, a reviewed fail-open finding as `fail-open:<group>:<tool>:<outcome>` (in Go, `genv.LintCode("fail-open:…")`).
 	AcknowledgedWarnings []LintCode `pulumi:"acknowledgedWarnings"`
 	// The hooks config and scripts, shipped as `.agents/hooks.json` and `.agents/hooks-scripts/*`.
 	Hooks HookBundle `pulumi:"hooks"`
@@ -141,7 +143,7 @@ type guardedEnvironmentArgs struct {
 
 // The set of arguments for constructing a GuardedEnvironment resource.
 type GuardedEnvironmentArgs struct {
-	// Linter warning codes reviewed and accepted, not reported again (errors cannot be acknowledged).
+	// Linter warning codes reviewed and accepted, not reported again (errors cannot be acknowledged); with the bundle's `probe` on, a reviewed fail-open finding as `fail-open:<group>:<tool>:<outcome>` (in Go, `genv.LintCode("fail-open:…")`).
 	AcknowledgedWarnings LintCodeArrayInput
 	// The hooks config and scripts, shipped as `.agents/hooks.json` and `.agents/hooks-scripts/*`.
 	Hooks HookBundleInput
@@ -240,7 +242,7 @@ func (o GuardedEnvironmentOutput) ToGuardedEnvironmentOutputWithContext(ctx cont
 	return o
 }
 
-// Linter warning codes reviewed and accepted, not reported again (errors cannot be acknowledged).
+// Linter warning codes reviewed and accepted, not reported again (errors cannot be acknowledged); with the bundle's `probe` on, a reviewed fail-open finding as `fail-open:<group>:<tool>:<outcome>` (in Go, `genv.LintCode("fail-open:…")`).
 func (o GuardedEnvironmentOutput) AcknowledgedWarnings() LintCodeArrayOutput {
 	return o.ApplyT(func(v *GuardedEnvironment) LintCodeArrayOutput { return v.AcknowledgedWarnings }).(LintCodeArrayOutput)
 }
@@ -248,6 +250,11 @@ func (o GuardedEnvironmentOutput) AcknowledgedWarnings() LintCodeArrayOutput {
 // The Environment's id, e.g. `env_abc123`.
 func (o GuardedEnvironmentOutput) EnvironmentId() pulumi.StringOutput {
 	return o.ApplyT(func(v *GuardedEnvironment) pulumi.StringOutput { return v.EnvironmentId }).(pulumi.StringOutput)
+}
+
+// The bundle's fail-open probe at this preview or update: `none`, `2 fail-open findings (1 acknowledged)`, or `skipped` where no sandbox runs it. Absent with the probe off.
+func (o GuardedEnvironmentOutput) FailOpen() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *GuardedEnvironment) pulumi.StringPtrOutput { return v.FailOpen }).(pulumi.StringPtrOutput)
 }
 
 // Number of files in the environment.

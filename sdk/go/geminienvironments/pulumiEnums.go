@@ -1324,6 +1324,177 @@ func (o LintCodeArrayOutput) Index(i pulumi.IntInput) LintCodeOutput {
 	}).(LintCodeOutput)
 }
 
+// Whether the fail-open probe (`genv hooks probe`) runs at every preview and update, and what its findings are.
+type ProbeMode string
+
+const (
+	// The probe does not run (the default: seconds per gate at every preview; run `genv hooks probe` in the pull request instead).
+	ProbeModeOff = ProbeMode("off")
+	// Each fail-open finding is a warning on the component.
+	ProbeModeWarn = ProbeMode("warn")
+	// Fail-open findings stop the preview or update.
+	ProbeModeError = ProbeMode("error")
+)
+
+func (ProbeMode) ElementType() reflect.Type {
+	return reflect.TypeOf((*ProbeMode)(nil)).Elem()
+}
+
+func (e ProbeMode) ToProbeModeOutput() ProbeModeOutput {
+	return pulumi.ToOutput(e).(ProbeModeOutput)
+}
+
+func (e ProbeMode) ToProbeModeOutputWithContext(ctx context.Context) ProbeModeOutput {
+	return pulumi.ToOutputWithContext(ctx, e).(ProbeModeOutput)
+}
+
+func (e ProbeMode) ToProbeModePtrOutput() ProbeModePtrOutput {
+	return e.ToProbeModePtrOutputWithContext(context.Background())
+}
+
+func (e ProbeMode) ToProbeModePtrOutputWithContext(ctx context.Context) ProbeModePtrOutput {
+	return ProbeMode(e).ToProbeModeOutputWithContext(ctx).ToProbeModePtrOutputWithContext(ctx)
+}
+
+func (e ProbeMode) ToStringOutput() pulumi.StringOutput {
+	return pulumi.ToOutput(pulumi.String(e)).(pulumi.StringOutput)
+}
+
+func (e ProbeMode) ToStringOutputWithContext(ctx context.Context) pulumi.StringOutput {
+	return pulumi.ToOutputWithContext(ctx, pulumi.String(e)).(pulumi.StringOutput)
+}
+
+func (e ProbeMode) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return pulumi.String(e).ToStringPtrOutputWithContext(context.Background())
+}
+
+func (e ProbeMode) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return pulumi.String(e).ToStringOutputWithContext(ctx).ToStringPtrOutputWithContext(ctx)
+}
+
+type ProbeModeOutput struct{ *pulumi.OutputState }
+
+func (ProbeModeOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*ProbeMode)(nil)).Elem()
+}
+
+func (o ProbeModeOutput) ToProbeModeOutput() ProbeModeOutput {
+	return o
+}
+
+func (o ProbeModeOutput) ToProbeModeOutputWithContext(ctx context.Context) ProbeModeOutput {
+	return o
+}
+
+func (o ProbeModeOutput) ToProbeModePtrOutput() ProbeModePtrOutput {
+	return o.ToProbeModePtrOutputWithContext(context.Background())
+}
+
+func (o ProbeModeOutput) ToProbeModePtrOutputWithContext(ctx context.Context) ProbeModePtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v ProbeMode) *ProbeMode {
+		return &v
+	}).(ProbeModePtrOutput)
+}
+
+func (o ProbeModeOutput) ToStringOutput() pulumi.StringOutput {
+	return o.ToStringOutputWithContext(context.Background())
+}
+
+func (o ProbeModeOutput) ToStringOutputWithContext(ctx context.Context) pulumi.StringOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e ProbeMode) string {
+		return string(e)
+	}).(pulumi.StringOutput)
+}
+
+func (o ProbeModeOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return o.ToStringPtrOutputWithContext(context.Background())
+}
+
+func (o ProbeModeOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e ProbeMode) *string {
+		v := string(e)
+		return &v
+	}).(pulumi.StringPtrOutput)
+}
+
+type ProbeModePtrOutput struct{ *pulumi.OutputState }
+
+func (ProbeModePtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**ProbeMode)(nil)).Elem()
+}
+
+func (o ProbeModePtrOutput) ToProbeModePtrOutput() ProbeModePtrOutput {
+	return o
+}
+
+func (o ProbeModePtrOutput) ToProbeModePtrOutputWithContext(ctx context.Context) ProbeModePtrOutput {
+	return o
+}
+
+func (o ProbeModePtrOutput) Elem() ProbeModeOutput {
+	return o.ApplyT(func(v *ProbeMode) ProbeMode {
+		if v != nil {
+			return *v
+		}
+		var ret ProbeMode
+		return ret
+	}).(ProbeModeOutput)
+}
+
+func (o ProbeModePtrOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return o.ToStringPtrOutputWithContext(context.Background())
+}
+
+func (o ProbeModePtrOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e *ProbeMode) *string {
+		if e == nil {
+			return nil
+		}
+		v := string(*e)
+		return &v
+	}).(pulumi.StringPtrOutput)
+}
+
+// ProbeModeInput is an input type that accepts values of the ProbeMode enum
+// A concrete instance of `ProbeModeInput` can be one of the following:
+//
+//	ProbeModeOff
+//	ProbeModeWarn
+//	ProbeModeError
+type ProbeModeInput interface {
+	pulumi.Input
+
+	ToProbeModeOutput() ProbeModeOutput
+	ToProbeModeOutputWithContext(context.Context) ProbeModeOutput
+}
+
+var probeModePtrType = reflect.TypeOf((**ProbeMode)(nil)).Elem()
+
+type ProbeModePtrInput interface {
+	pulumi.Input
+
+	ToProbeModePtrOutput() ProbeModePtrOutput
+	ToProbeModePtrOutputWithContext(context.Context) ProbeModePtrOutput
+}
+
+type probeModePtr string
+
+func ProbeModePtr(v string) ProbeModePtrInput {
+	return (*probeModePtr)(&v)
+}
+
+func (*probeModePtr) ElementType() reflect.Type {
+	return probeModePtrType
+}
+
+func (in *probeModePtr) ToProbeModePtrOutput() ProbeModePtrOutput {
+	return pulumi.ToOutput(in).(ProbeModePtrOutput)
+}
+
+func (in *probeModePtr) ToProbeModePtrOutputWithContext(ctx context.Context) ProbeModePtrOutput {
+	return pulumi.ToOutputWithContext(ctx, in).(ProbeModePtrOutput)
+}
+
 // Kind of source: `inline` content, a `repository`, a Cloud Storage bucket (`gcs`) or a `skill_registry` skill.
 type SourceType string
 
@@ -1681,6 +1852,8 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*LintCodeInput)(nil)).Elem(), LintCode("schema"))
 	pulumi.RegisterInputType(reflect.TypeOf((*LintCodePtrInput)(nil)).Elem(), LintCode("schema"))
 	pulumi.RegisterInputType(reflect.TypeOf((*LintCodeArrayInput)(nil)).Elem(), LintCodeArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*ProbeModeInput)(nil)).Elem(), ProbeMode("off"))
+	pulumi.RegisterInputType(reflect.TypeOf((*ProbeModePtrInput)(nil)).Elem(), ProbeMode("off"))
 	pulumi.RegisterInputType(reflect.TypeOf((*SourceTypeInput)(nil)).Elem(), SourceType("inline"))
 	pulumi.RegisterInputType(reflect.TypeOf((*SourceTypePtrInput)(nil)).Elem(), SourceType("inline"))
 	pulumi.RegisterInputType(reflect.TypeOf((*UpdateStrategyInput)(nil)).Elem(), UpdateStrategy("in_place"))
@@ -1703,6 +1876,8 @@ func init() {
 	pulumi.RegisterOutputType(LintCodeOutput{})
 	pulumi.RegisterOutputType(LintCodePtrOutput{})
 	pulumi.RegisterOutputType(LintCodeArrayOutput{})
+	pulumi.RegisterOutputType(ProbeModeOutput{})
+	pulumi.RegisterOutputType(ProbeModePtrOutput{})
 	pulumi.RegisterOutputType(SourceTypeOutput{})
 	pulumi.RegisterOutputType(SourceTypePtrOutput{})
 	pulumi.RegisterOutputType(UpdateStrategyOutput{})

@@ -700,6 +700,8 @@ func (o EnvironmentInfoArrayOutput) Index(i pulumi.IntInput) EnvironmentInfoOutp
 type HookBundle struct {
 	// The `.agents/hooks.json` content: named groups, in the order they run.
 	Config map[string]HooksGroup `pulumi:"config"`
+	// `genv hooks probe` at every preview and update, after the lint and the policy cases: every pre handler against generated unkind tool calls in the local sandbox. `warn`: each fail-open finding (crash, timeout, no decision) is a warning; `error`: findings stop the preview. A reviewed finding is accepted in `acknowledgedWarnings` as `fail-open:<group>:<tool>:<outcome>`.
+	Probe *ProbeMode `pulumi:"probe"`
 	// Absolute sandbox paths of scripts that other sources ship, which commands may run without the bundle holding them.
 	ProvidedScripts []string `pulumi:"providedScripts"`
 	// Scripts by name, each shipped at `.agents/hooks-scripts/<name>` (their text). Every script a command runs must be here.
@@ -723,6 +725,8 @@ type HookBundleInput interface {
 type HookBundleArgs struct {
 	// The `.agents/hooks.json` content: named groups, in the order they run.
 	Config HooksGroupMapInput `pulumi:"config"`
+	// `genv hooks probe` at every preview and update, after the lint and the policy cases: every pre handler against generated unkind tool calls in the local sandbox. `warn`: each fail-open finding (crash, timeout, no decision) is a warning; `error`: findings stop the preview. A reviewed finding is accepted in `acknowledgedWarnings` as `fail-open:<group>:<tool>:<outcome>`.
+	Probe ProbeModePtrInput `pulumi:"probe"`
 	// Absolute sandbox paths of scripts that other sources ship, which commands may run without the bundle holding them.
 	ProvidedScripts pulumi.StringArrayInput `pulumi:"providedScripts"`
 	// Scripts by name, each shipped at `.agents/hooks-scripts/<name>` (their text). Every script a command runs must be here.
@@ -761,6 +765,11 @@ func (o HookBundleOutput) ToHookBundleOutputWithContext(ctx context.Context) Hoo
 // The `.agents/hooks.json` content: named groups, in the order they run.
 func (o HookBundleOutput) Config() HooksGroupMapOutput {
 	return o.ApplyT(func(v HookBundle) map[string]HooksGroup { return v.Config }).(HooksGroupMapOutput)
+}
+
+// `genv hooks probe` at every preview and update, after the lint and the policy cases: every pre handler against generated unkind tool calls in the local sandbox. `warn`: each fail-open finding (crash, timeout, no decision) is a warning; `error`: findings stop the preview. A reviewed finding is accepted in `acknowledgedWarnings` as `fail-open:<group>:<tool>:<outcome>`.
+func (o HookBundleOutput) Probe() ProbeModePtrOutput {
+	return o.ApplyT(func(v HookBundle) *ProbeMode { return v.Probe }).(ProbeModePtrOutput)
 }
 
 // Absolute sandbox paths of scripts that other sources ship, which commands may run without the bundle holding them.
@@ -810,6 +819,16 @@ func (o HookBundlePtrOutput) Config() HooksGroupMapOutput {
 		}
 		return v.Config
 	}).(HooksGroupMapOutput)
+}
+
+// `genv hooks probe` at every preview and update, after the lint and the policy cases: every pre handler against generated unkind tool calls in the local sandbox. `warn`: each fail-open finding (crash, timeout, no decision) is a warning; `error`: findings stop the preview. A reviewed finding is accepted in `acknowledgedWarnings` as `fail-open:<group>:<tool>:<outcome>`.
+func (o HookBundlePtrOutput) Probe() ProbeModePtrOutput {
+	return o.ApplyT(func(v *HookBundle) *ProbeMode {
+		if v == nil {
+			return nil
+		}
+		return v.Probe
+	}).(ProbeModePtrOutput)
 }
 
 // Absolute sandbox paths of scripts that other sources ship, which commands may run without the bundle holding them.

@@ -15,6 +15,7 @@ __all__ = [
     'HookEvent',
     'InjectionLocation',
     'LintCode',
+    'ProbeMode',
     'SourceType',
     'UpdateStrategy',
 ]
@@ -177,6 +178,25 @@ class LintCode(_builtins.str, Enum):
     INLINE_HOOKS_WRITABLE = "inline-hooks-writable"
     """
     Inline hooks and scripts, which the agent can rewrite (warning).
+    """
+
+
+@pulumi.type_token("gemini-environments:index:ProbeMode")
+class ProbeMode(_builtins.str, Enum):
+    """
+    Whether the fail-open probe (`genv hooks probe`) runs at every preview and update, and what its findings are.
+    """
+    OFF = "off"
+    """
+    The probe does not run (the default: seconds per gate at every preview; run `genv hooks probe` in the pull request instead).
+    """
+    WARN = "warn"
+    """
+    Each fail-open finding is a warning on the component.
+    """
+    ERROR = "error"
+    """
+    Fail-open findings stop the preview or update.
     """
 
 

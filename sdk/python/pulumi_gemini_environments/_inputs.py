@@ -250,6 +250,10 @@ class HookBundleArgsDict(TypedDict):
     """
     The `.agents/hooks.json` content: named groups, in the order they run.
     """
+    probe: NotRequired[pulumi.Input[Optional['ProbeMode']]]
+    """
+    `genv hooks probe` at every preview and update, after the lint and the policy cases: every pre handler against generated unkind tool calls in the local sandbox. `warn`: each fail-open finding (crash, timeout, no decision) is a warning; `error`: findings stop the preview. A reviewed finding is accepted in `acknowledgedWarnings` as `fail-open:<group>:<tool>:<outcome>`.
+    """
     provided_scripts: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]]
     """
     Absolute sandbox paths of scripts that other sources ship, which commands may run without the bundle holding them.
@@ -267,6 +271,7 @@ class HookBundleArgsDict(TypedDict):
 class HookBundleArgs:
     def __init__(__self__, *,
                  config: pulumi.Input[Mapping[str, pulumi.Input['HooksGroupArgs']]],
+                 probe: pulumi.Input[Optional['ProbeMode']] = None,
                  provided_scripts: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  scripts: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  tests: pulumi.Input[Optional[Sequence[pulumi.Input['HooksTestCaseArgs']]]] = None):
@@ -274,11 +279,14 @@ class HookBundleArgs:
         A hooks config and the scripts it runs, shipped as inline sources.
 
         :param pulumi.Input[Mapping[str, pulumi.Input['HooksGroupArgs']]] config: The `.agents/hooks.json` content: named groups, in the order they run.
+        :param pulumi.Input['ProbeMode'] probe: `genv hooks probe` at every preview and update, after the lint and the policy cases: every pre handler against generated unkind tool calls in the local sandbox. `warn`: each fail-open finding (crash, timeout, no decision) is a warning; `error`: findings stop the preview. A reviewed finding is accepted in `acknowledgedWarnings` as `fail-open:<group>:<tool>:<outcome>`.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] provided_scripts: Absolute sandbox paths of scripts that other sources ship, which commands may run without the bundle holding them.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] scripts: Scripts by name, each shipped at `.agents/hooks-scripts/<name>` (their text). Every script a command runs must be here.
         :param pulumi.Input[Sequence[pulumi.Input['HooksTestCaseArgs']]] tests: Policy cases, as `genv hooks test` reads them: a tool call, the decision expected and an optional reason substring. They run at every preview in the local sandbox; a regression fails it.
         """
         pulumi.set(__self__, "config", config)
+        if probe is not None:
+            pulumi.set(__self__, "probe", probe)
         if provided_scripts is not None:
             pulumi.set(__self__, "provided_scripts", provided_scripts)
         if scripts is not None:
@@ -297,6 +305,18 @@ class HookBundleArgs:
     @config.setter
     def config(self, value: pulumi.Input[Mapping[str, pulumi.Input['HooksGroupArgs']]]):
         pulumi.set(self, "config", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def probe(self) -> pulumi.Input[Optional['ProbeMode']]:
+        """
+        `genv hooks probe` at every preview and update, after the lint and the policy cases: every pre handler against generated unkind tool calls in the local sandbox. `warn`: each fail-open finding (crash, timeout, no decision) is a warning; `error`: findings stop the preview. A reviewed finding is accepted in `acknowledgedWarnings` as `fail-open:<group>:<tool>:<outcome>`.
+        """
+        return pulumi.get(self, "probe")
+
+    @probe.setter
+    def probe(self, value: pulumi.Input[Optional['ProbeMode']]):
+        pulumi.set(self, "probe", value)
 
     @_builtins.property
     @pulumi.getter(name="providedScripts")

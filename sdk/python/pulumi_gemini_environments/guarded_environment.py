@@ -32,7 +32,7 @@ class GuardedEnvironmentArgs:
 
         :param pulumi.Input['HookBundleArgs'] hooks: The hooks config and scripts, shipped as `.agents/hooks.json` and `.agents/hooks-scripts/*`.
         :param pulumi.Input['EgressPolicyArgs'] network: The egress policy, required: a guarded environment that left it out would allow all egress, so every program says what its agent may reach (`{allowlist: [{domain: "*"}]}` allows every domain). HTTP hooks need their hosts allowed.
-        :param pulumi.Input[Sequence[pulumi.Input['LintCode']]] acknowledged_warnings: Linter warning codes reviewed and accepted, not reported again (errors cannot be acknowledged).
+        :param pulumi.Input[Sequence[pulumi.Input['LintCode']]] acknowledged_warnings: Linter warning codes reviewed and accepted, not reported again (errors cannot be acknowledged); with the bundle's `probe` on, a reviewed fail-open finding as `fail-open:<group>:<tool>:<outcome>` (in Go, `genv.LintCode("fail-open:…")`).
         :param pulumi.Input[Sequence[pulumi.Input['SourceArgs']]] sources: More sources after the bundle's, e.g. the workspace the agent works on.
         :param pulumi.Input['UpdateStrategy'] update_strategy: The Environment's `updateStrategy`: `in_place` (default: a hook change uploads the files, the agent's work stays) or `replace`.
         """
@@ -75,7 +75,7 @@ class GuardedEnvironmentArgs:
     @pulumi.getter(name="acknowledgedWarnings")
     def acknowledged_warnings(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['LintCode']]]]:
         """
-        Linter warning codes reviewed and accepted, not reported again (errors cannot be acknowledged).
+        Linter warning codes reviewed and accepted, not reported again (errors cannot be acknowledged); with the bundle's `probe` on, a reviewed fail-open finding as `fail-open:<group>:<tool>:<outcome>` (in Go, `genv.LintCode("fail-open:…")`).
         """
         return pulumi.get(self, "acknowledged_warnings")
 
@@ -171,7 +171,7 @@ class GuardedEnvironment(pulumi.ComponentResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[Sequence[pulumi.Input['LintCode']]] acknowledged_warnings: Linter warning codes reviewed and accepted, not reported again (errors cannot be acknowledged).
+        :param pulumi.Input[Sequence[pulumi.Input['LintCode']]] acknowledged_warnings: Linter warning codes reviewed and accepted, not reported again (errors cannot be acknowledged); with the bundle's `probe` on, a reviewed fail-open finding as `fail-open:<group>:<tool>:<outcome>` (in Go, `genv.LintCode("fail-open:…")`).
         :param pulumi.Input[Union['HookBundleArgs', 'HookBundleArgsDict']] hooks: The hooks config and scripts, shipped as `.agents/hooks.json` and `.agents/hooks-scripts/*`.
         :param pulumi.Input[Union['EgressPolicyArgs', 'EgressPolicyArgsDict']] network: The egress policy, required: a guarded environment that left it out would allow all egress, so every program says what its agent may reach (`{allowlist: [{domain: "*"}]}` allows every domain). HTTP hooks need their hosts allowed.
         :param pulumi.Input[Sequence[pulumi.Input[Union['SourceArgs', 'SourceArgsDict']]]] sources: More sources after the bundle's, e.g. the workspace the agent works on.
@@ -275,6 +275,7 @@ class GuardedEnvironment(pulumi.ComponentResource):
                 update_strategy = 'in_place'
             __props__.__dict__["update_strategy"] = update_strategy
             __props__.__dict__["environment_id"] = None
+            __props__.__dict__["fail_open"] = None
             __props__.__dict__["file_count"] = None
             __props__.__dict__["policy_tests"] = None
             __props__.__dict__["size_bytes"] = None
@@ -290,7 +291,7 @@ class GuardedEnvironment(pulumi.ComponentResource):
     @pulumi.getter(name="acknowledgedWarnings")
     def acknowledged_warnings(self) -> pulumi.Output[Optional[Sequence['LintCode']]]:
         """
-        Linter warning codes reviewed and accepted, not reported again (errors cannot be acknowledged).
+        Linter warning codes reviewed and accepted, not reported again (errors cannot be acknowledged); with the bundle's `probe` on, a reviewed fail-open finding as `fail-open:<group>:<tool>:<outcome>` (in Go, `genv.LintCode("fail-open:…")`).
         """
         return pulumi.get(self, "acknowledged_warnings")
 
@@ -301,6 +302,14 @@ class GuardedEnvironment(pulumi.ComponentResource):
         The Environment's id, e.g. `env_abc123`.
         """
         return pulumi.get(self, "environment_id")
+
+    @_builtins.property
+    @pulumi.getter(name="failOpen")
+    def fail_open(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        The bundle's fail-open probe at this preview or update: `none`, `2 fail-open findings (1 acknowledged)`, or `skipped` where no sandbox runs it. Absent with the probe off.
+        """
+        return pulumi.get(self, "fail_open")
 
     @_builtins.property
     @pulumi.getter(name="fileCount")

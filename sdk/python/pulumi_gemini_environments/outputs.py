@@ -404,6 +404,7 @@ class HookBundle(dict):
 
     def __init__(__self__, *,
                  config: Mapping[str, 'outputs.HooksGroup'],
+                 probe: Optional['ProbeMode'] = None,
                  provided_scripts: Optional[Sequence[_builtins.str]] = None,
                  scripts: Optional[Mapping[str, _builtins.str]] = None,
                  tests: Optional[Sequence['outputs.HooksTestCase']] = None):
@@ -411,11 +412,14 @@ class HookBundle(dict):
         A hooks config and the scripts it runs, shipped as inline sources.
 
         :param Mapping[str, 'HooksGroup'] config: The `.agents/hooks.json` content: named groups, in the order they run.
+        :param 'ProbeMode' probe: `genv hooks probe` at every preview and update, after the lint and the policy cases: every pre handler against generated unkind tool calls in the local sandbox. `warn`: each fail-open finding (crash, timeout, no decision) is a warning; `error`: findings stop the preview. A reviewed finding is accepted in `acknowledgedWarnings` as `fail-open:<group>:<tool>:<outcome>`.
         :param Sequence[_builtins.str] provided_scripts: Absolute sandbox paths of scripts that other sources ship, which commands may run without the bundle holding them.
         :param Mapping[str, _builtins.str] scripts: Scripts by name, each shipped at `.agents/hooks-scripts/<name>` (their text). Every script a command runs must be here.
         :param Sequence['HooksTestCase'] tests: Policy cases, as `genv hooks test` reads them: a tool call, the decision expected and an optional reason substring. They run at every preview in the local sandbox; a regression fails it.
         """
         pulumi.set(__self__, "config", config)
+        if probe is not None:
+            pulumi.set(__self__, "probe", probe)
         if provided_scripts is not None:
             pulumi.set(__self__, "provided_scripts", provided_scripts)
         if scripts is not None:
@@ -430,6 +434,14 @@ class HookBundle(dict):
         The `.agents/hooks.json` content: named groups, in the order they run.
         """
         return pulumi.get(self, "config")
+
+    @_builtins.property
+    @pulumi.getter
+    def probe(self) -> Optional['ProbeMode']:
+        """
+        `genv hooks probe` at every preview and update, after the lint and the policy cases: every pre handler against generated unkind tool calls in the local sandbox. `warn`: each fail-open finding (crash, timeout, no decision) is a warning; `error`: findings stop the preview. A reviewed finding is accepted in `acknowledgedWarnings` as `fail-open:<group>:<tool>:<outcome>`.
+        """
+        return pulumi.get(self, "probe")
 
     @_builtins.property
     @pulumi.getter(name="providedScripts")
