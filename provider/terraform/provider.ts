@@ -24,6 +24,7 @@ import { readHooks } from "./hooks";
 import { DATA_SOURCE_FUNCTIONS, PROVIDER_NAME, terraformSchema, type TerraformAttribute, type TerraformBlock } from "./schema";
 import { coreValue, conformed, decodeValue, encodeValue, hasUnknown, terraformValue, type DynamicValue, type TerraformObject } from "./values";
 import { upgradeState } from "./upgrade";
+import { createRecorded, settle } from "./_pending-creates";
 
 type AnyCore = ResourceCore<object, object>;
 
@@ -131,6 +132,7 @@ export function terraformProvider(): Handlers {
       const type = resourceType(type_name as string);
       const current = decodeValue(current_state as DynamicValue) as TerraformObject | null;
       if (current === null) return { new_state: current_state, diagnostics: [], private: privateState };
+      await settle([current.id]);
       const result = await type.core().read(providerClient(), String(current.id), coreValue(type.block.attributes, current));
       // Gone (deleted outside Terraform): a null state, which Terraform removes and plans to create again.
       if (!result) return { new_state: encodeValue(null), diagnostics: [], private: privateState };
@@ -147,6 +149,7 @@ export function terraformProvider(): Handlers {
       const checked = core.check({}, coreValue(inputsOf(type.block), proposed));
       if (checked.failures.length > 0) return { diagnostics: checked.failures.map((failure) => failureDiagnostic(type.block.attributes, failure)) };
       const computed = type.block.attributes.filter((attribute) => attribute.computed);
+      await settle([prior?.id]);
       if (prior === null) return planned({ ...proposed, ...Object.fromEntries(computed.map((attribute) => [attribute.name, UNKNOWN])) });
 
       const diff = core.diff(coreValue(type.block.attributes, prior), checked.inputs);
@@ -173,7 +176,7 @@ export function terraformProvider(): Handlers {
       if (failures.length > 0) return { diagnostics: failures.map((failure) => failureDiagnostic(type.block.attributes, failure)) };
       const declared = Object.fromEntries(inputs.map((attribute) => [attribute.name, plannedState[attribute.name]]));
       if (prior === null) {
-        const { id, outs } = await core.create(providerClient(), news);
+        const { id, outs } = await created(type_name as string, core, news);
         return answer({ ...declared, ...computedValue(type.block, outs, id) });
       }
       const id = String(prior.id);
@@ -237,6 +240,22 @@ export function terraformProvider(): Handlers {
 // ---------------------------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------------------------
+
+/**
+ * A new resource: an environment through the record of pending creates (_pending-creates.ts), which
+ * adopts what a killed apply made of the same spec instead of making it twice.
+ */
+async function created(typeName: string, core: AnyCore, inputs: object): Promise<{ id: string; outs: object }> {
+  const client = providerClient();
+  if (typeName !== `${PROVIDER_NAME}_environment` || (inputs as { adopt?: string }).adopt !== undefined) return core.create(client, inputs);
+  const { createRequestOf } = require("../environment/core") as typeof import("../environment/core");
+  return createRecorded(
+    client,
+    createRequestOf(inputs as never),
+    () => core.create(client, inputs),
+    (id) => core.create(client, { ...inputs, adopt: id }),
+  );
+}
 
 const CAPABILITIES = { plan_destroy: false, get_provider_schema_optional: false, move_resource_state: false };
 

@@ -4,13 +4,14 @@
 // and a replacement, the data sources, the hooks data source's gate denying through :executeTool,
 // hook files an agent rewrote, an environment deleted out of band, import, destroy, and a killed apply.
 // One emulator, one mirror; each engine one working directory, its cases in order.
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 
-import { TEST_KEY } from "../support/emulator";
+import { EnvironmentsClient } from "../../client/client";
+import { startTestEmulator, TEST_KEY } from "../support/emulator";
 import { describeNeeding } from "../support/prerequisites";
 import { runCommand, timeLeftOf } from "../support/commands";
 import { repoRoot } from "./engine";
@@ -63,15 +64,16 @@ for (const engine of ENGINES) {
     let environmentId: string;
 
     /** Runs the engine in the working directory; resolves with its exit code and output, whatever the code. */
+    const environment = (baseUrl = emulator().url) => ({
+      ...process.env,
+      TF_CLI_CONFIG_FILE: path.join(dir, "cli.tfrc"),
+      TF_IN_AUTOMATION: "1",
+      CHECKPOINT_DISABLE: "1",
+      GEMINI_API_KEY: TEST_KEY,
+      GOOGLE_GEMINI_BASE_URL: baseUrl,
+    });
     const run = async (...args: string[]) => {
-      const env = {
-        ...process.env,
-        TF_CLI_CONFIG_FILE: path.join(dir, "cli.tfrc"),
-        TF_IN_AUTOMATION: "1",
-        CHECKPOINT_DISABLE: "1",
-        GEMINI_API_KEY: TEST_KEY,
-        GOOGLE_GEMINI_BASE_URL: emulator().url,
-      };
+      const env = environment(baseUrl);
       try {
         const { stdout, stderr } = await promisify(execFile)(engine.binary!, [...args, "-no-color"], { cwd: dir, env, timeout: TEST_TIMEOUT_MS - 20_000, maxBuffer: 64 << 20 });
         return { code: 0, stdout, stderr };
@@ -81,6 +83,8 @@ for (const engine of ENGINES) {
         return { code: failed.code, stdout: failed.stdout ?? "", stderr: failed.stderr ?? "" };
       }
     };
+    /** The emulator the next commands use (the killed apply's has slow creates). */
+    let baseUrl: string | undefined;
     const ok = async (...args: string[]) => {
       const result = await run(...args);
       if (result.code !== 0) throw new Error(`${engine.name} ${args.join(" ")} exited ${result.code}:\n${result.stdout}\n${result.stderr}`);
@@ -227,6 +231,37 @@ for (const engine of ENGINES) {
       expect(await liveEnvironments()).toEqual([]);
       expect((await client().credentials.list()).credentials ?? []).toEqual([]);
     }, TEST_TIMEOUT_MS);
+
+    test("a killed apply, then a second apply: the environment the first made is adopted, none orphaned, none doubled", async () => {
+      // Creates answered 10 s late: the environment exists while Terraform still waits, and is killed.
+      const slow = await startTestEmulator({ faults: "rate=1,kinds=slow,routes=create,delay=10s" });
+      const slowClient = new EnvironmentsClient({ apiKey: TEST_KEY, baseUrl: slow.url });
+      const slowEnvironments = async () => (await slowClient.list()).environments?.map((item) => item.id) ?? [];
+      baseUrl = slow.url;
+      try {
+        fs.writeFileSync(path.join(dir, "main.tf"), KILLED_CONFIGURATION);
+        const apply = spawn(engine.binary!, ["apply", "-auto-approve", "-no-color"], { cwd: dir, env: environment(slow.url), detached: true, stdio: "ignore" });
+        const exited = new Promise((resolve) => apply.once("exit", resolve));
+        for (const until = Date.now() + 30_000; (await slowEnvironments()).length === 0 && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 100));
+        const [made] = await slowEnvironments();
+        expect(made).toBeDefined();
+        process.kill(-apply.pid!, "SIGKILL"); // Terraform and its provider, as a cancelled CI job is
+        await exited;
+        expect(fs.readFileSync(path.join(dir, "terraform.tfstate"), "utf8")).not.toContain(made);
+
+        await ok("apply", "-auto-approve");
+        expect((await outputs()).killed_id.value).toBe(made);
+        expect(await slowEnvironments()).toEqual([made]);
+        const plan = await run("plan", "-detailed-exitcode");
+        expect(plan.stderr).toBe("");
+        expect(plan.code).toBe(0);
+        await ok("destroy", "-auto-approve");
+        expect(await slowEnvironments()).toEqual([]);
+      } finally {
+        baseUrl = undefined;
+        await slow.close();
+      }
+    }, TEST_TIMEOUT_MS);
   });
 }
 
@@ -334,6 +369,21 @@ resource "geminienvironments_environment" "imported" {
 `
 }`;
 }
+
+const KILLED_CONFIGURATION = `
+terraform {
+  required_providers {
+    geminienvironments = { source = "gemini-environments/geminienvironments" }
+  }
+}
+
+resource "geminienvironments_environment" "killed" {
+  sources = [{ type = "inline", target = "workspace/notes.md", content = "made by a killed apply\\n" }]
+  network = { disabled = true }
+}
+
+output "killed_id" { value = geminienvironments_environment.killed.id }
+`;
 
 function onPath(command: string): string | undefined {
   for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
