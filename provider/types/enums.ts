@@ -4,7 +4,7 @@ import type * as client from "../../client/schemas";
 import type { Decision, HookEventName } from "../../hooks/schema";
 import type { CredentialStatus as CredentialStatusSchema } from "../credential/inputs";
 import type { EnvironmentStatus as EnvironmentStatusSchema, UpdateStrategy as UpdateStrategySchema } from "../environment/inputs";
-import type { LintCode as LintCodeSchema } from "../components/guarded-environment-inputs";
+import type { LintCode as LintCodeSchema, ProbeMode as ProbeModeSchema } from "../components/guarded-environment-inputs";
 
 export type SourceType = z.output<typeof client.SourceType>;
 export type EnvironmentMode = z.output<typeof client.EnvironmentMode>;
@@ -16,3 +16,4 @@ export type CredentialStatus = z.output<typeof CredentialStatusSchema>;
 export type HookEvent = z.output<typeof HookEventName>;
 export type HookDecision = z.output<typeof Decision>;
 export type LintCode = z.output<typeof LintCodeSchema>;
+export type ProbeMode = z.output<typeof ProbeModeSchema>;
