@@ -23,6 +23,8 @@ export interface InlineFile {
 
 /** Whether the sources can go from `before` to `after` by uploads alone. */
 export function updatableInPlace(before: readonly Source[] = [], after: readonly Source[] = []): boolean {
+  // A list not known until apply (Terraform's unknown, Pulumi's during preview): no upload can be promised.
+  if (!Array.isArray(before) || !Array.isArray(after)) return false;
   if (after.length < before.length) return false;
   for (const [index, now] of after.entries()) {
     const old = before[index];
