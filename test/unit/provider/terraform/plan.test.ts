@@ -22,7 +22,7 @@ const prior = terraformValue(attributes, {
 async function plan(change: (proposed: TerraformObject) => void) {
   const proposed = structuredClone(prior);
   change(proposed);
-  const response = await terraformProvider().PlanResourceChange({
+  const response: { planned_state?: unknown; requires_replace?: unknown[]; diagnostics?: unknown[] } = await terraformProvider().PlanResourceChange({
     type_name: "geminienvironments_environment",
     prior_state: encodeValue(prior),
     proposed_new_state: encodeValue(proposed),
