@@ -1,5 +1,5 @@
 /** Reading the files a command is given: a CLIError (exit 2) naming the file when it cannot be used. */
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { CLIError } from "../errors";
 
 export function readText(file: string, what: string): string {
@@ -17,5 +17,14 @@ export function readJsonFile(file: string, what: string): unknown {
     return JSON.parse(text);
   } catch (error) {
     throw new CLIError(`${what} ${file} is not valid JSON: ${(error as Error).message}`, 2);
+  }
+}
+
+/** Whether `dir` is a directory (false when it does not exist or cannot be read). */
+export function isDirectory(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
   }
 }

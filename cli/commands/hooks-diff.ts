@@ -28,7 +28,7 @@
  * else 0.
  */
 import { execFile } from "node:child_process";
-import { mkdtempSync, promises as fs, statSync } from "node:fs";
+import { mkdtempSync, promises as fs } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
@@ -43,7 +43,7 @@ import { HooksConfig } from "../../hooks/schema";
 import { CLIError } from "../errors";
 import { callsMarkdown, callsReport, callsText, type CallsReport } from "./_calls-report";
 import { describeSide, sideOf, type Side } from "./_decision-side";
-import { readText } from "./_input-files";
+import { isDirectory, readText } from "./_input-files";
 import { liveHttp } from "./_live-http";
 import { hooksCommand } from "./hooks";
 import { probeMarkdown, probeSide, probeText } from "./hooks-probe";
@@ -259,12 +259,4 @@ export function register(program: Command): void {
       process.stdout.write(output);
       if (exitCode !== 0) process.exitCode = exitCode;
     });
-}
-
-function isDirectory(dir: string): boolean {
-  try {
-    return statSync(dir).isDirectory();
-  } catch {
-    return false;
-  }
 }

@@ -15,7 +15,7 @@
  * a finding makes it 1); with `--fail-on fail-open`, 1 when there is a finding; else 0.
  */
 import * as os from "node:os";
-import { existsSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import * as path from "node:path";
 import { Option, type Command } from "commander";
 import { parseToolCall, SandboxError } from "../../emulator/sandbox";
@@ -27,7 +27,7 @@ import { parseRecordedCalls } from "../../hooks/recorded-calls";
 import { referencedScripts } from "../../hooks/scripts";
 import { HooksConfig } from "../../hooks/schema";
 import { CLIError } from "../errors";
-import { readText } from "./_input-files";
+import { isDirectory, readText } from "./_input-files";
 import { liveHttp } from "./_live-http";
 import { hooksCommand } from "./hooks";
 
@@ -244,12 +244,4 @@ export function register(program: Command): void {
       process.stdout.write(output);
       if (exitCode !== 0) process.exitCode = exitCode;
     });
-}
-
-function isDirectory(dir: string): boolean {
-  try {
-    return statSync(dir).isDirectory();
-  } catch {
-    return false;
-  }
 }

@@ -11,7 +11,7 @@
  * is always allow. Exit 1 when a case's decision or reason differs (with `--strict`, also when a hook
  * failed open: crashed, timed out, printed junk), 2 for unusable files.
  */
-import { statSync } from "node:fs";
+
 import type { Command } from "commander";
 import { parseToolCall, SandboxError } from "../../emulator/sandbox";
 import { caseName, HooksTestCase, HooksTestCases, mismatchOf, runCases } from "../../emulator/sandbox/policy-cases";
@@ -21,7 +21,7 @@ import { HooksConfig } from "../../hooks/schema";
 import { atPath, validationIssues } from "../../client/issues";
 import { CLIError } from "../errors";
 import { formatHooks } from "./_hooks-table";
-import { readJsonFile, readText } from "./_input-files";
+import { isDirectory, readJsonFile, readText } from "./_input-files";
 import { hooksCommand } from "./hooks";
 
 // ── schema ──────────────────────────────────────────────────────────────────────────────────────
@@ -139,11 +139,3 @@ export function readCases(file: string): HooksTestCase[] {
   return parsed.data;
 }
 
-
-function isDirectory(dir: string): boolean {
-  try {
-    return statSync(dir).isDirectory();
-  } catch {
-    return false;
-  }
-}
