@@ -4,7 +4,6 @@
  * Node.js launcher bin/terraform-provider-geminienvironments. server.ts says how it talks to them.
  */
 import { serve, startedByTerraform, NOT_A_COMMAND } from "./server";
-import { terraformProvider } from "./provider";
 
 /** How often it looks whether Terraform is still its parent. */
 const PARENT_CHECK_MS = 1_000;
@@ -13,7 +12,8 @@ if (!startedByTerraform()) {
   process.stderr.write(NOT_A_COMMAND);
   process.exitCode = 1;
 } else {
-  serve(terraformProvider()).then(
+  // The provider (the schema, zod, the cores) loads once the handshake line is out.
+  serve(() => (require("./provider") as typeof import("./provider")).terraformProvider()).then(
     () => exitWithParent(),
     (error: unknown) => {
       console.error(error);

@@ -15,7 +15,6 @@ import * as path from "node:path";
 import type * as Grpc from "@grpc/grpc-js";
 import type * as ProtoLoader from "@grpc/proto-loader";
 import { serverCertificate } from "./_certificate";
-import { errorDiagnostic } from "./diagnostics";
 import type { Handlers } from "./provider";
 
 const MAGIC_COOKIE_KEY = "TF_PLUGIN_MAGIC_COOKIE";
@@ -34,8 +33,12 @@ export function startedByTerraform(env: NodeJS.ProcessEnv = process.env): boolea
   return env[MAGIC_COOKIE_KEY] === MAGIC_COOKIE;
 }
 
-/** Serves `handlers` and prints the handshake line; resolves once the line is out. */
-export async function serve(handlers: Handlers, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+/**
+ * Serves the handlers `load` gives and prints the handshake line; resolves once the line is out. The
+ * handlers (the schema, zod, the cores) load after it, on the first call or the next turn, so that
+ * Terraform connects while they load.
+ */
+export async function serve(load: () => Handlers, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const grpc = require("@grpc/grpc-js") as typeof Grpc;
   const loader = require("@grpc/proto-loader") as typeof ProtoLoader;
   const definition = loader.loadSync(
@@ -49,13 +52,18 @@ export async function serve(handlers: Handlers, env: NodeJS.ProcessEnv = process
   };
   const server = new grpc.Server({ "grpc.max_receive_message_length": UNLIMITED, "grpc.max_send_message_length": UNLIMITED });
 
+  let handlers: Handlers | undefined;
   const implementation: Grpc.UntypedServiceImplementation = {};
-  for (const [method, handle] of Object.entries(handlers)) {
+  // The unary calls: the streaming ones (list resources, actions, state stores) are Terraform's later features, left unimplemented.
+  const unary = Object.entries(proto.tfplugin6.Provider.service).filter(([, definition]) => !definition.requestStream && !definition.responseStream);
+  for (const [method] of unary) {
     implementation[method] = (call: Grpc.ServerUnaryCall<Record<string, unknown>, unknown>, callback: Grpc.sendUnaryData<unknown>) => {
+      const handle = (handlers ??= load())[method];
+      if (!handle) return callback({ code: grpc.status.UNIMPLEMENTED, details: `${method} is not served by this provider` }, null);
       // Every failure is a diagnostic, which Terraform shows with the resource it is about.
       handle(call.request).then(
         (response) => callback(null, response),
-        (error: unknown) => callback(null, { diagnostics: [errorDiagnostic(error)] }),
+        (error: unknown) => callback(null, { diagnostics: [(require("./diagnostics") as typeof import("./diagnostics")).errorDiagnostic(error)] }),
       );
     };
   }
@@ -81,4 +89,5 @@ export async function serve(handlers: Handlers, env: NodeJS.ProcessEnv = process
   const port = await new Promise<number>((resolve, reject) => server.bindAsync("127.0.0.1:0", credentials, (error, bound) => (error ? reject(error) : resolve(bound))));
   const encoded = certificate ? certificate.certificateDer.toString("base64").replace(/=+$/, "") : "";
   process.stdout.write(`1|${PROTOCOL_VERSION}|tcp|127.0.0.1:${port}|grpc|${encoded}\n`);
+  setImmediate(() => (handlers ??= load()));
 }
