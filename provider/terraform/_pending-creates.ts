@@ -18,6 +18,10 @@
  * it is adopted (the core's `adopt`: checked to hold the declared spec) instead of making another. A
  * self_hosted environment is deleted and made again: its key came only with the lost answer.
  *
+ * A Credential's id is the configuration's: a killed run's credential is the one of that id, and its
+ * create meets ALREADY_EXISTS; with a pending entry of that id from a dead process, it is adopted
+ * (updated with every declared field, its secret included) instead of failing.
+ *
  * What it cannot see: a run with `-target` settles only the resources it plans, so an environment of
  * the same spec that a killed run made for a resource outside the target stays pending until a full
  * plan; and another working directory creating the same spec in the same seconds looks alike (as
@@ -28,7 +32,7 @@ import * as path from "node:path";
 import { createHash } from "node:crypto";
 import type { EnvironmentsClient } from "../../client/client";
 import { environmentsCreatedLike } from "../../client/converge";
-import { isNotFound } from "../../client/errors";
+import { isAlreadyExists, isNotFound } from "../../client/errors";
 import type { CreateEnvironmentRequest } from "../../client/schemas";
 
 interface Entry {
@@ -143,6 +147,31 @@ export async function createRecorded<Created extends { id: string }>(
     write({ ...record, pending: record.pending.map((candidate) => (same(candidate, entry) ? { ...candidate, id: created.id } : candidate)) });
   });
   return created;
+}
+
+/**
+ * A credential's create through the record: when it meets ALREADY_EXISTS and a killed run's create of
+ * the same id is pending, `adopt` (which checks the type) instead of the error.
+ */
+export async function createCredentialRecorded<Created>(credentialId: string, create: () => Promise<Created>, adopt: () => Promise<Created>): Promise<Created> {
+  const spec = `credential:${credentialId}`;
+  const orphan = await serialized(() => {
+    const record = read();
+    const found = record.pending.find((entry) => entry.spec === spec && !alive(entry.pid));
+    if (found) write({ ...record, pending: record.pending.filter((entry) => !same(entry, found)) });
+    return found;
+  });
+  const entry: Entry = { spec, started: Date.now(), pid: process.pid, id: credentialId };
+  await serialized(() => {
+    const record = read();
+    write({ ...record, pending: [...record.pending, entry] });
+  });
+  try {
+    return await create();
+  } catch (error) {
+    if (orphan === undefined || !isAlreadyExists((error as Error).cause ?? error)) throw error;
+    return adopt();
+  }
 }
 
 /** The environment a killed run made of `spec`, taken out of the record; undefined when there is none to adopt. */

@@ -24,7 +24,7 @@ import { readHooks } from "./hooks";
 import { DATA_SOURCE_FUNCTIONS, PROVIDER_NAME, terraformSchema, type TerraformAttribute, type TerraformBlock } from "./schema";
 import { coreValue, conformed, decodeValue, encodeValue, hasUnknown, terraformValue, type DynamicValue, type TerraformObject } from "./values";
 import { upgradeState } from "./upgrade";
-import { createRecorded, settle } from "./_pending-creates";
+import { createCredentialRecorded, createRecorded, settle } from "./_pending-creates";
 
 type AnyCore = ResourceCore<object, object>;
 
@@ -144,12 +144,12 @@ export function terraformProvider(): Handlers {
       const proposed = decodeValue(proposed_new_state as DynamicValue) as TerraformObject | null;
       const prior = decodeValue(prior_state as DynamicValue) as TerraformObject | null;
       const planned = (state: unknown, requires_replace: unknown[] = []) => ({ planned_state: encodeValue(state), requires_replace, planned_private: prior_private, diagnostics: [] });
+      await settle([prior?.id]);
       if (proposed === null) return planned(null); // destroy
       const core = type.core();
       const checked = core.check({}, coreValue(inputsOf(type.block), proposed));
       if (checked.failures.length > 0) return { diagnostics: checked.failures.map((failure) => failureDiagnostic(type.block.attributes, failure)) };
       const computed = type.block.attributes.filter((attribute) => attribute.computed);
-      await settle([prior?.id]);
       if (prior === null) return planned({ ...proposed, ...Object.fromEntries(computed.map((attribute) => [attribute.name, UNKNOWN])) });
 
       const diff = core.diff(coreValue(type.block.attributes, prior), checked.inputs);
@@ -242,12 +242,26 @@ export function terraformProvider(): Handlers {
 // ---------------------------------------------------------------------------------------------
 
 /**
- * A new resource: an environment through the record of pending creates (_pending-creates.ts), which
- * adopts what a killed apply made of the same spec instead of making it twice.
+ * A new resource, through the record of pending creates (_pending-creates.ts), which adopts what a
+ * killed apply made (an environment of the same spec, the credential of the same id) instead of
+ * making it twice or failing.
  */
 async function created(typeName: string, core: AnyCore, inputs: object): Promise<{ id: string; outs: object }> {
   const client = providerClient();
-  if (typeName !== `${PROVIDER_NAME}_environment` || (inputs as { adopt?: string }).adopt !== undefined) return core.create(client, inputs);
+  if (typeName === `${PROVIDER_NAME}_credential`) {
+    const { credentialId, type } = inputs as { credentialId: string; type: string };
+    return createCredentialRecorded(
+      credentialId,
+      () => core.create(client, inputs),
+      async () => {
+        const existing = await client.credentials.get(credentialId);
+        if (existing.type !== type) throw new Error(`credential ${credentialId} already exists as a ${existing.type} credential: choose another credential_id, or delete it first`);
+        // Every declared field sent (the old state names none of them), the secret included.
+        return { id: credentialId, outs: await core.update(client, credentialId, { credentialId, type } as object, inputs) };
+      },
+    );
+  }
+  if ((inputs as { adopt?: string }).adopt !== undefined) return core.create(client, inputs);
   const { createRequestOf } = require("../environment/core") as typeof import("../environment/core");
   return createRecorded(
     client,

@@ -262,6 +262,38 @@ for (const engine of ENGINES) {
         await slow.close();
       }
     }, TEST_TIMEOUT_MS);
+
+    test("a killed apply, then a second apply: the credential the first made is adopted with the declared secret, not refused as taken", async () => {
+      // Credential calls answered 1 s late: the credential exists while Terraform still waits, and is killed.
+      const slow = await startTestEmulator({ faults: "rate=1,kinds=slow,routes=credentials,delay=1s" });
+      const slowClient = new EnvironmentsClient({ apiKey: TEST_KEY, baseUrl: slow.url });
+      const credentials = async () => (await slowClient.credentials.list()).credentials?.map((item) => item.id) ?? [];
+      baseUrl = slow.url;
+      try {
+        fs.writeFileSync(path.join(dir, "main.tf"), KILLED_CREDENTIAL_CONFIGURATION);
+        const apply = spawn(engine.binary!, ["apply", "-auto-approve", "-no-color"], { cwd: dir, env: environment(slow.url), detached: true, stdio: "ignore" });
+        const exited = new Promise((resolve) => apply.once("exit", resolve));
+        // The create reached the emulator (a slow answer dealt; the log has it only once answered), and was handled at once.
+        const reached = () => (slow.faults?.dealt.get("slow") ?? 0) > 0;
+        for (const until = Date.now() + 30_000; !reached() && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 20));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        process.kill(-apply.pid!, "SIGKILL");
+        await exited;
+        expect(await credentials()).toEqual(["killed-token"]);
+        expect(fs.readFileSync(path.join(dir, "terraform.tfstate"), "utf8")).not.toContain("killed-token");
+
+        await ok("apply", "-auto-approve");
+        expect(await credentials()).toEqual(["killed-token"]);
+        const patched = slow.requests.filter((request) => request.method === "PATCH");
+        expect(patched.map((request) => request.path)).toEqual([expect.stringMatching(/\/credentials\/killed-token\?/)]);
+        expect((await run("plan", "-detailed-exitcode")).code).toBe(0);
+        await ok("destroy", "-auto-approve");
+        expect(await credentials()).toEqual([]);
+      } finally {
+        baseUrl = undefined;
+        await slow.close();
+      }
+    }, TEST_TIMEOUT_MS);
   });
 }
 
@@ -383,6 +415,20 @@ resource "geminienvironments_environment" "killed" {
 }
 
 output "killed_id" { value = geminienvironments_environment.killed.id }
+`;
+
+const KILLED_CREDENTIAL_CONFIGURATION = `
+terraform {
+  required_providers {
+    geminienvironments = { source = "gemini-environments/geminienvironments" }
+  }
+}
+
+resource "geminienvironments_credential" "killed" {
+  credential_id = "killed-token"
+  type          = "bearer_token"
+  token         = "declared-secret"
+}
 `;
 
 function onPath(command: string): string | undefined {
