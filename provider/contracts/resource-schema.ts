@@ -205,7 +205,16 @@ interface ZodDef {
 
 /** A schema's definition, through the wrappers that do not change a value's shape (optional, default, …). */
 function definition(schema: z.ZodType): ZodDef {
-  const def = (schema as unknown as { _zod: { def: ZodDef } })._zod.def;
+  return ownDefinition(innerSchema(schema));
+}
+
+function ownDefinition(schema: z.ZodType): ZodDef {
+  return (schema as unknown as { _zod: { def: ZodDef } })._zod.def;
+}
+
+/** The schema inside the wrappers that do not change a value's shape (optional, nullable, default, a transform's pipe, lazy, …). */
+export function innerSchema(schema: z.ZodType): z.ZodType {
+  const def = ownDefinition(schema);
   switch (def.type) {
     case "optional":
     case "nullable":
@@ -214,13 +223,13 @@ function definition(schema: z.ZodType): ZodDef {
     case "readonly":
     case "nonoptional":
     case "catch":
-      return definition(def.innerType as z.ZodType);
+      return innerSchema(def.innerType as z.ZodType);
     case "pipe":
-      return definition(def.in as z.ZodType);
+      return innerSchema(def.in as z.ZodType);
     case "lazy":
-      return definition((def.getter as () => z.ZodType)());
+      return innerSchema((def.getter as () => z.ZodType)());
     default:
-      return def;
+      return schema;
   }
 }
 

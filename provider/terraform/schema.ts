@@ -18,7 +18,7 @@
  */
 import { z } from "zod";
 import { ProviderConfigInputs } from "../contracts/configuration-schema";
-import { BINDABLE, propertyMeta } from "../contracts/resource-schema";
+import { BINDABLE, innerSchema, propertyMeta } from "../contracts/resource-schema";
 import { EnvironmentComputed, EnvironmentInputs } from "../environment/inputs";
 import { CredentialComputed, CredentialInputs } from "../credential/inputs";
 import type { FunctionCore } from "../contracts/function-core";
@@ -204,12 +204,12 @@ function attributeOf(property: string, schema: z.ZodType, options: Options): Ter
     computed,
     sensitive: isSecret(schema),
   };
-  const inner = bindable(unwrapped(schema));
+  const inner = bindable(innerSchema(schema));
   const def = defOf(inner);
   if (def.type === "object") {
     attribute.nested = { nesting: "single", attributes: attributesOf(inner as z.ZodObject, { computed }) };
-  } else if (def.type === "array" && defOf(bindable(unwrapped(def.element as z.ZodType))).type === "object") {
-    attribute.nested = { nesting: "list", attributes: attributesOf(bindable(unwrapped(def.element as z.ZodType)) as z.ZodObject, { computed }) };
+  } else if (def.type === "array" && defOf(bindable(innerSchema(def.element as z.ZodType))).type === "object") {
+    attribute.nested = { nesting: "list", attributes: attributesOf(bindable(innerSchema(def.element as z.ZodType)) as z.ZodObject, { computed }) };
   } else if (def.type === "record" && typeOf(def.valueType as z.ZodType) === "dynamic") {
     attribute.type = "string";
     attribute.json = true;
@@ -221,7 +221,7 @@ function attributeOf(property: string, schema: z.ZodType, options: Options): Ter
 
 /** The cty type of a value schema (no nested objects: those are nested attributes). */
 function typeOf(schema: z.ZodType): CtyType {
-  const def = defOf(bindable(unwrapped(schema)));
+  const def = defOf(bindable(innerSchema(schema)));
   switch (def.type) {
     case "string":
     case "enum":
@@ -253,34 +253,13 @@ function defOf(schema: z.ZodType): ZodDef {
   return (schema as unknown as { _zod: { def: ZodDef } })._zod.def;
 }
 
-/** The schema inside the wrappers that do not change a value's shape (optional, default, a transform's pipe, …). */
-function unwrapped(schema: z.ZodType): z.ZodType {
-  const def = defOf(schema);
-  switch (def.type) {
-    case "optional":
-    case "nullable":
-    case "default":
-    case "prefault":
-    case "readonly":
-    case "nonoptional":
-    case "catch":
-      return unwrapped(def.innerType as z.ZodType);
-    case "pipe":
-      return unwrapped(def.in as z.ZodType);
-    case "lazy":
-      return unwrapped((def.getter as () => z.ZodType)());
-    default:
-      return schema;
-  }
-}
-
 /** A `bindableOr` union's first branch; a union of literals and enums (a string either way) as its first; else the schema. */
 function bindable(schema: z.ZodType): z.ZodType {
   const def = defOf(schema);
   if (def.type !== "union") return schema;
   const options = def.options as z.ZodType[];
-  if ((schema.meta() as Record<string, unknown> | undefined)?.[BINDABLE] || options.every((option) => ["literal", "enum", "string"].includes(defOf(unwrapped(option)).type))) {
-    return bindable(unwrapped(options[0]));
+  if ((schema.meta() as Record<string, unknown> | undefined)?.[BINDABLE] || options.every((option) => ["literal", "enum", "string"].includes(defOf(innerSchema(option)).type))) {
+    return bindable(innerSchema(options[0]));
   }
   return schema;
 }
