@@ -108,8 +108,8 @@ export async function providerMirror(repoRoot: string, log: (line: string) => vo
     const platform = terraformPlatform();
     const zipName = `terraform-provider-geminienvironments_${version}_${platform}.zip`;
     const cacheRoot = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "pulumi-gemini-environments", "terraform-mirrors");
-    // The built tarball is named by its sources' hash: so is the mirror.
-    const final = path.join(cacheRoot, `${path.basename(workspace.tarball, ".tgz")}-${platform}`);
+    // The built tarball sits in a directory named by its sources' hash (packs/<hash>/<name>-<version>.tgz): so is the mirror.
+    const final = path.join(cacheRoot, `${path.basename(path.dirname(workspace.tarball))}-${path.basename(workspace.tarball, ".tgz")}-${platform}`);
     const found = () => ({ dir: path.join(final, "mirror"), version, zip: path.join(final, "mirror", REGISTRY_HOSTS[0], PROVIDER_SOURCE, zipName) });
     if (fs.existsSync(found().zip)) return found();
     await fs.promises.mkdir(cacheRoot, { recursive: true });

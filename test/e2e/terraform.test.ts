@@ -1,6 +1,6 @@
 // The Terraform provider through the real engines (Terraform 1.11 on PATH; OpenTofu when
 // scripts/opentofu has built it), installed by `init` from a filesystem mirror of the release zip
-// (scripts/pack-terraform), against the emulator: validate, apply, a no-op plan, an in-place change
+// (scripts/pack-terraform; devtools/terraform.ts's mirror, cached per sources), against the emulator: validate, apply, a no-op plan, an in-place change
 // and a replacement, the data sources, the hooks data source's gate denying through :executeTool,
 // hook files an agent rewrote, an environment deleted out of band, import, destroy, and a killed apply.
 // One emulator, one mirror; each engine one working directory, its cases in order.
@@ -11,52 +11,37 @@ import * as path from "node:path";
 import { promisify } from "node:util";
 
 import { EnvironmentsClient } from "../../client/client";
-import { startTestEmulator, TEST_KEY } from "../support/emulator";
+import { startTestEmulator, TEST_KEY, type TestEmulator } from "../support/emulator";
 import { describeNeeding } from "../support/prerequisites";
-import { runCommand, timeLeftOf } from "../support/commands";
+import { cliConfig, PROVIDER_SOURCE, providerMirror, terraformEnv, terraformOnPath, type ProviderMirror } from "../../devtools/terraform";
 import { repoRoot } from "./engine";
-import { useE2E } from "./_workspace";
 
 const TEST_TIMEOUT_MS = 120_000;
 const MIRROR_TIMEOUT_MS = 240_000;
-const VERSION = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")).version as string;
 const GATE = fs.readFileSync(path.join(repoRoot, "examples/terraform/data-sources/geminienvironments_hooks/gate.py"), "utf8");
 
 /** The engines: Terraform from PATH, OpenTofu from scripts/opentofu's cache (built there by .ci/run, not here). */
 const ENGINES = [
-  { name: "terraform", binary: onPath("terraform"), registry: "registry.terraform.io" },
+  { name: "terraform", binary: terraformOnPath() },
   {
     name: "tofu",
     binary: ((cache) => (fs.existsSync(cache) ? cache : undefined))(
       path.join(process.env.OPENTOFU_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "pulumi-gemini-environments/opentofu"), process.env.OPENTOFU_VERSION ?? "1.10.10", "bin/tofu"),
     ),
-    registry: "registry.opentofu.org",
   },
 ];
 
-// The emulator, and the package as installed from its tarball, which the zip is made from.
-const e2e = useE2E();
-const emulator = () => e2e().emulator;
-const client = () => e2e().client;
-let mirror: string;
+// One emulator; the release zip of this machine's platform (the single executable on Linux) in a mirror.
+let emulator: TestEmulator;
+let client: EnvironmentsClient;
+let mirror: ProviderMirror;
 
 beforeAll(async () => {
-  const left = timeLeftOf(MIRROR_TIMEOUT_MS);
-  mirror = fs.mkdtempSync(path.join(os.tmpdir(), "tf-mirror-"));
-  // The Node.js launcher rather than the single executable: the same code, without postject's 30 s.
-  const release = path.join(mirror, "release");
-  const packageDir = path.dirname(e2e().pluginBinDir);
-  await runCommand([path.join(repoRoot, "scripts/pack-terraform"), "--from", packageDir, "--release", release, "--platforms", "linux-amd64"], { cwd: repoRoot, env: { ...process.env, GENV_PLUGIN_SEA: "0" }, timeoutMs: left() });
-  for (const { registry } of ENGINES) {
-    const dir = path.join(mirror, registry, "gemini-environments/geminienvironments");
-    fs.mkdirSync(dir, { recursive: true });
-    fs.copyFileSync(path.join(release, `terraform-provider-geminienvironments_${VERSION}_linux_amd64.zip`), path.join(dir, `terraform-provider-geminienvironments_${VERSION}_linux_amd64.zip`));
-  }
+  [emulator, mirror] = await Promise.all([startTestEmulator(), providerMirror(repoRoot)]);
+  client = new EnvironmentsClient({ apiKey: TEST_KEY, baseUrl: emulator.url });
 }, MIRROR_TIMEOUT_MS);
 
-afterAll(() => {
-  if (mirror) fs.rmSync(mirror, { recursive: true, force: true });
-});
+afterAll(() => emulator?.close());
 
 for (const engine of ENGINES) {
   describeNeeding({ [`${engine.name} (${engine.name === "tofu" ? "scripts/opentofu" : "Terraform 1.11 on PATH"})`]: engine.binary !== undefined })(`the Terraform provider through ${engine.name}`, () => {
@@ -64,14 +49,11 @@ for (const engine of ENGINES) {
     let environmentId: string;
 
     /** Runs the engine in the working directory; resolves with its exit code and output, whatever the code. */
-    const environment = (baseUrl = emulator().url) => ({
-      ...process.env,
-      TF_CLI_CONFIG_FILE: path.join(dir, "cli.tfrc"),
-      TF_IN_AUTOMATION: "1",
-      CHECKPOINT_DISABLE: "1",
-      GEMINI_API_KEY: TEST_KEY,
-      GOOGLE_GEMINI_BASE_URL: baseUrl,
-    });
+    const environment = (baseUrl = emulator.url) => {
+      // The key in GEMINI_API_KEY, the provider's default (terraformEnv gives GOOGLE_API_KEY, its other name).
+      const { GOOGLE_API_KEY: _, ...env } = terraformEnv({ cliConfigFile: path.join(dir, "cli.tfrc"), baseUrl, apiKey: TEST_KEY });
+      return { ...env, GEMINI_API_KEY: TEST_KEY };
+    };
     const run = async (...args: string[]) => {
       const env = environment(baseUrl);
       try {
@@ -92,22 +74,19 @@ for (const engine of ENGINES) {
     };
     const configure = (options: Partial<Declared> = {}) => fs.writeFileSync(path.join(dir, "main.tf"), configuration({ ...DECLARED, ...options }));
     const outputs = async () => JSON.parse(await ok("output", "-json")) as Record<string, { value: unknown }>;
-    const liveEnvironments = async () => (await client().list()).environments?.map((environment) => environment.id) ?? [];
-    const fileText = async (id: string, file: string) => (await client().files.downloadBuffer(id, file)).data.toString("utf8");
+    const liveEnvironments = async () => (await client.list()).environments?.map((environment) => environment.id) ?? [];
+    const fileText = async (id: string, file: string) => (await client.files.downloadBuffer(id, file)).data.toString("utf8");
 
     beforeAll(() => {
       dir = fs.mkdtempSync(path.join(os.tmpdir(), `tf-${engine.name}-`));
       fs.writeFileSync(path.join(dir, "gate.py"), GATE);
-      fs.writeFileSync(
-        path.join(dir, "cli.tfrc"),
-        `provider_installation {\n  filesystem_mirror {\n    path    = ${JSON.stringify(mirror)}\n    include = ["${engine.registry}/gemini-environments/geminienvironments"]\n  }\n}\n`,
-      );
+      fs.writeFileSync(path.join(dir, "cli.tfrc"), cliConfig([{ dir: mirror.dir, providers: [PROVIDER_SOURCE] }]));
     });
     afterAll(() => dir && fs.rmSync(dir, { recursive: true, force: true }));
 
     test("init installs the provider from a filesystem mirror of the release zip", async () => {
       configure();
-      expect(await ok("init")).toMatch(new RegExp(`Installed gemini-environments/geminienvironments v${VERSION.replace(/\./g, "\\.")}`));
+      expect(await ok("init")).toMatch(new RegExp(`Installed gemini-environments/geminienvironments v${mirror.version.replace(/\./g, "\\.")}`));
     }, TEST_TIMEOUT_MS);
 
     test("bad input: validate names sources[0].target at its line, a plan names sources[2].target, and nothing is created", async () => {
@@ -123,11 +102,11 @@ for (const engine of ENGINES) {
       expect(lines[error!.range!.start.line - 1]).toContain("../escape.md");
       // Known at plan only (after the hooks data source's two sources): the plan stops, naming it.
       configure({ readmeTarget: "../escape.md" });
-      const posts = emulator().requests.length;
+      const posts = emulator.requests.length;
       const apply = await run("apply", "-auto-approve");
       expect(apply.code).toBe(1);
       expect(apply.stderr).toMatch(/sources\[2\]\.target: "\.\.\/escape\.md" .*escapes/);
-      expect(emulator().requests.slice(posts).filter((request) => request.method === "POST")).toEqual([]);
+      expect(emulator.requests.slice(posts).filter((request) => request.method === "POST")).toEqual([]);
     }, TEST_TIMEOUT_MS);
 
     test("apply: a credential, a gated environment and the data sources; the gate denies through :executeTool", async () => {
@@ -148,7 +127,7 @@ for (const engine of ENGINES) {
         credential_type: { value: "bearer_token" },
         credential_listed: { value: true },
       });
-      const denied = await client().executeTool(environmentId, { name: "code_execution", args: { code: "rm -rf /workspace", language: "bash" } });
+      const denied = await client.executeTool(environmentId, { name: "code_execution", args: { code: "rm -rf /workspace", language: "bash" } });
       expect(denied).toMatchObject({ decision: "deny", reason: "Destructive command blocked by security gate." });
     }, TEST_TIMEOUT_MS);
 
@@ -181,7 +160,7 @@ for (const engine of ENGINES) {
     }, TEST_TIMEOUT_MS);
 
     test("a hook script the agent rewrote is found by refresh and restored by apply", async () => {
-      await client().files.upload({ environment: environmentId, path: ".agents/hooks-scripts/gate.py", data: Buffer.from("print('{\"decision\": \"allow\"}')\n"), overwrite: true });
+      await client.files.upload({ environment: environmentId, path: ".agents/hooks-scripts/gate.py", data: Buffer.from("print('{\"decision\": \"allow\"}')\n"), overwrite: true });
       const plan = await run("plan", "-detailed-exitcode");
       expect(plan.code).toBe(2);
       expect(plan.stdout).toMatch(/drifted_hook_files = \[\s+- "\.agents\/hooks-scripts\/gate\.py",\s+\] -> null/);
@@ -191,7 +170,7 @@ for (const engine of ENGINES) {
     }, TEST_TIMEOUT_MS);
 
     test("an environment deleted outside Terraform leaves the state at refresh, and apply makes it again", async () => {
-      await client().delete(environmentId);
+      await client.delete(environmentId);
       const plan = await run("plan", "-detailed-exitcode");
       expect(plan.stdout).toMatch(/geminienvironments_environment\.gated will be created/);
       await ok("apply", "-auto-approve");
@@ -200,7 +179,7 @@ for (const engine of ENGINES) {
     }, TEST_TIMEOUT_MS);
 
     test("import: an import block takes an environment made outside Terraform, and its configuration plans no change", async () => {
-      const made = await client().create({ sources: [{ type: "inline", target: "notes.md", content: "made elsewhere\n" }], network: "disabled" });
+      const made = await client.create({ sources: [{ type: "inline", target: "notes.md", content: "made elsewhere\n" }], network: "disabled" });
       configure({ readme: "second\n", domain: "api.example.org", imported: made.id });
       const plan = await run("plan", "-detailed-exitcode");
       expect(plan.stdout).toContain("Plan: 1 to import, 0 to add, 0 to change, 0 to destroy.");
@@ -229,7 +208,7 @@ for (const engine of ENGINES) {
     test("destroy leaves no environment and no credential", async () => {
       await ok("destroy", "-auto-approve");
       expect(await liveEnvironments()).toEqual([]);
-      expect((await client().credentials.list()).credentials ?? []).toEqual([]);
+      expect((await client.credentials.list()).credentials ?? []).toEqual([]);
     }, TEST_TIMEOUT_MS);
 
     test("a killed apply, then a second apply: the environment the first made is adopted, none orphaned, none doubled", async () => {
@@ -430,16 +409,3 @@ resource "geminienvironments_credential" "killed" {
   token         = "declared-secret"
 }
 `;
-
-function onPath(command: string): string | undefined {
-  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
-    const candidate = path.join(dir, command);
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
