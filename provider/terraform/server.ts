@@ -4,7 +4,7 @@
  *
  * 1. Terraform starts it with `TF_PLUGIN_MAGIC_COOKIE` set to the cookie below; without it the binary
  *    was run by hand, and says so.
- * 2. It serves gRPC on 127.0.0.1 with mutual TLS: a certificate of its own (_certificate.ts), and
+ * 2. It serves gRPC on 127.0.0.1 with mutual TLS: a certificate of its own (certificate.ts), and
  *    only Terraform's, which comes in `PLUGIN_CLIENT_CERT`, trusted.
  * 3. It prints the handshake line on stdout, `1|6|tcp|127.0.0.1:<port>|grpc|<its certificate, base64
  *    DER without padding>`: core protocol 1, plugin protocol 6.
@@ -14,7 +14,7 @@
 import * as path from "node:path";
 import type * as Grpc from "@grpc/grpc-js";
 import type * as ProtoLoader from "@grpc/proto-loader";
-import { serverCertificate } from "./_certificate";
+import { serverCertificate } from "./certificate";
 import type { Handlers } from "./provider";
 
 const MAGIC_COOKIE_KEY = "TF_PLUGIN_MAGIC_COOKIE";

@@ -212,8 +212,8 @@ for (const engine of ENGINES) {
     }, TEST_TIMEOUT_MS);
 
     test("a killed apply, then a second apply: the environment the first made is adopted, none orphaned, none doubled", async () => {
-      // Creates answered 10 s late: the environment exists while Terraform still waits, and is killed.
-      const slow = await startTestEmulator({ faults: "rate=1,kinds=slow,routes=create,delay=10s" });
+      // Creates answered 5 s late: the environment exists while Terraform still waits, and is killed.
+      const slow = await startTestEmulator({ faults: "rate=1,kinds=slow,routes=create,delay=5s" });
       const slowClient = new EnvironmentsClient({ apiKey: TEST_KEY, baseUrl: slow.url });
       const slowEnvironments = async () => (await slowClient.list()).environments?.map((item) => item.id) ?? [];
       baseUrl = slow.url;

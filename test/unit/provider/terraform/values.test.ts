@@ -84,3 +84,17 @@ describe("paths", () => {
     expect(failureDiagnostic(environment, { property: "fromEnvironment", reason: "fromEnvironment: is required" }).summary).toBe("from_environment: is required");
   });
 });
+
+describe("the server certificate", () => {
+  test("is DER that Node's X.509 parser reads, for localhost, self-signed, every time", () => {
+    const { X509Certificate } = require("node:crypto") as typeof import("node:crypto");
+    const { serverCertificate } = require("../../../../provider/terraform/certificate") as typeof import("../../../../provider/terraform/certificate");
+    // Enough starts that a serial number's non-minimal encoding (one in 256) would show.
+    for (let i = 0; i < 1500; i++) {
+      const { certificateDer } = serverCertificate();
+      const certificate = new X509Certificate(certificateDer);
+      expect(certificate.subjectAltName).toBe("DNS:localhost");
+      expect(certificate.verify(certificate.publicKey)).toBe(true);
+    }
+  });
+});

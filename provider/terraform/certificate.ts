@@ -33,7 +33,9 @@ export function serverCertificate(now = new Date()): ServerCertificate {
   const { publicKey, privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
   const name = sequence(set(sequence(oid(OID.organization), utf8("HashiCorp"))), set(sequence(oid(OID.commonName), utf8("localhost"))));
   const serial = randomBytes(16);
-  serial[0] &= 0x7f; // a positive INTEGER
+  // A positive INTEGER in its minimal form: a first byte of 0x00 followed by one under 0x80 is not DER,
+  // which OpenSSL and Go refuse (once in 256 starts, a plugin that exits before its handshake).
+  serial[0] = (serial[0] & 0x3f) | 0x40;
   const algorithm = sequence(oid(OID.ecdsaWithSha256));
   const tbs = sequence(
     tlv(0xa0, integer(Buffer.from([2]))), // v3
