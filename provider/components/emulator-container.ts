@@ -19,6 +19,7 @@ import { issueAt } from "../../client/issues";
 import { InvalidInputError } from "../contracts/errors";
 import { requireOptionalPeer } from "../contracts/optional-peer";
 import { releasedEmulatorImage } from "../contracts/package-identity";
+import { ensureEmulatorImage } from "./_emulator-image";
 import * as apiKeyProvider from "./emulator-api-key-provider";
 import type { EmulatorApiKeyOutputs } from "./emulator-api-key-provider";
 
@@ -75,11 +76,10 @@ export class EmulatorContainer extends pulumi.ComponentResource {
     super(EMULATOR_CONTAINER_TYPE, name, {}, opts);
 
     const apiKey = args.apiKey !== undefined ? pulumi.secret(args.apiKey) : new EmulatorApiKey(`${name}-api-key`, { parent: this }).value;
-    const image = new docker.RemoteImage(
-      `${name}-image`,
-      { name: args.image ?? releasedEmulatorImage(), keepLocally: true },
-      { parent: this },
-    );
+    // At `up`, the image made present first, so that one that cannot be had is named with the ways to have it (_emulator-image.ts).
+    const { isDryRun } = require("@pulumi/pulumi/runtime/settings") as { isDryRun(): boolean };
+    const imageName = pulumi.output(args.image ?? releasedEmulatorImage()).apply((image) => (isDryRun() ? Promise.resolve(image) : ensureEmulatorImage(image, releasedEmulatorImage())));
+    const image = new docker.RemoteImage(`${name}-image`, { name: imageName, keepLocally: true }, { parent: this });
     const volume = new docker.Volume(`${name}-data`, {}, { parent: this });
     const listen = network === "host" ? { host: "127.0.0.1", port } : { host: "0.0.0.0", port: DEFAULT_PORT };
     const container = new docker.Container(

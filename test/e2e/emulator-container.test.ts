@@ -138,6 +138,26 @@ describeNeeding({ ...machine, ...dockerBridgeNeeds(machine) })("examples/emulato
     expect(((await stack.exportStack()).deployment as { resources?: unknown[] }).resources ?? []).toEqual([]);
   }, TEST_TIMEOUT_MS);
 
+  test("an image the engine has not and cannot pull: up stops naming the image and both ways to have it, before any container", async () => {
+    const missing = `genv-emulator:missing-${randomBytes(4).toString("hex")}`;
+    const missingStack = await LocalWorkspace.createOrSelectStack({ stackName: "missing-image", workDir: program }, { envVars, pulumiCommand: await pulumiCommand(engine.binDir) });
+    await missingStack.setConfig("image", { value: missing });
+    await missingStack.setConfig("port", { value: String(await freePort()) });
+    const before = await docker(dockerHost, ["ps", "--all", "--format", "{{.Names}}"]);
+    let failure = "";
+    await missingStack.up({ onOutput: (out) => (failure += out) }).then(
+      () => {
+        throw new Error(`up succeeded with the image ${missing}, which the engine cannot have`);
+      },
+      (error: unknown) => (failure += String(error)),
+    );
+    expect(failure).toContain(`the emulator's image ${missing} is not in the Docker engine and could not be pulled (`);
+    expect(failure).toContain(`docker pull ${missing} (the release pushes ghcr.io/gemini-environments/pulumi-gemini-environments:`);
+    expect(failure).toContain("scripts/emulator-image (it prints genv-emulator:local), and give that name as EmulatorContainer's image");
+    expect(await docker(dockerHost, ["ps", "--all", "--format", "{{.Names}}"])).toBe(before);
+    await missingStack.destroy();
+  }, TEST_TIMEOUT_MS);
+
   test("examples/yaml-emulator-container: the same in Pulumi YAML, up (a hook's deny), a preview with no change, destroy", async () => {
     const yamlProgram = await workspace.addExample("yaml-emulator-container");
     const yamlStack = await LocalWorkspace.createOrSelectStack({ stackName: "e2e", workDir: yamlProgram }, { envVars, pulumiCommand: await pulumiCommand(engine.binDir) });

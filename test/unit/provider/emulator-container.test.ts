@@ -20,7 +20,8 @@ beforeAll(() => {
     },
     "project",
     "stack",
-    false,
+    // A preview: no image is pulled (at `up` the component makes it present first; test/e2e/emulator-container.test.ts).
+    true,
   );
 });
 
