@@ -64,6 +64,16 @@ export async function openTofuBinary(repoRoot: string): Promise<string> {
   return path.join(stdout.trim().split("\n").pop()!, "tofu");
 }
 
+/** `tofu` if scripts/opentofu has built it already (`--cached`: nothing is built here); else undefined. */
+export function cachedOpenTofuBinary(repoRoot: string): string | undefined {
+  try {
+    const stdout = execFileSync(path.join(repoRoot, "scripts", "opentofu"), ["--cached"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+    return path.join(stdout.trim().split("\n").pop()!, "tofu");
+  } catch {
+    return undefined;
+  }
+}
+
 /** The engine named, ready to run (tofu built if need be). */
 export async function terraformEngine(name: EngineName, repoRoot: string): Promise<TerraformEngine> {
   if (name === "tofu") return { name, binary: await openTofuBinary(repoRoot) };

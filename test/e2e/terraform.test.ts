@@ -13,7 +13,7 @@ import { promisify } from "node:util";
 import { EnvironmentsClient } from "../../client/client";
 import { startTestEmulator, TEST_KEY, type TestEmulator } from "../support/emulator";
 import { describeNeeding } from "../support/prerequisites";
-import { cliConfig, PROVIDER_SOURCE, providerMirror, terraformEnv, terraformOnPath, type ProviderMirror } from "../../devtools/terraform";
+import { cachedOpenTofuBinary, cliConfig, PROVIDER_SOURCE, providerMirror, terraformEnv, terraformOnPath, type ProviderMirror } from "../../devtools/terraform";
 import { repoRoot } from "./engine";
 
 const TEST_TIMEOUT_MS = 120_000;
@@ -23,12 +23,7 @@ const GATE = fs.readFileSync(path.join(repoRoot, "examples/terraform/data-source
 /** The engines: Terraform from PATH, OpenTofu from scripts/opentofu's cache (built there by .ci/run, not here). */
 const ENGINES = [
   { name: "terraform", binary: terraformOnPath() },
-  {
-    name: "tofu",
-    binary: ((cache) => (fs.existsSync(cache) ? cache : undefined))(
-      path.join(process.env.OPENTOFU_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "pulumi-gemini-environments/opentofu"), process.env.OPENTOFU_VERSION ?? "1.10.10", "bin/tofu"),
-    ),
-  },
+  { name: "tofu", binary: cachedOpenTofuBinary(repoRoot) },
 ];
 
 // One emulator; the release zip of this machine's platform (the single executable on Linux) in a mirror.
