@@ -15,6 +15,7 @@
  * ~/.cache/pulumi-gemini-environments/terraform-mirrors/. Runs only from a checkout.
  */
 import { execFile, execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -118,8 +119,8 @@ export async function providerMirror(repoRoot: string, log: (line: string) => vo
     const platform = terraformPlatform();
     const zipName = `terraform-provider-geminienvironments_${version}_${platform}.zip`;
     const cacheRoot = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "pulumi-gemini-environments", "terraform-mirrors");
-    // The built tarball sits in a directory named by its sources' hash (packs/<hash>/<name>-<version>.tgz): so is the mirror.
-    const final = path.join(cacheRoot, `${path.basename(path.dirname(workspace.tarball))}-${path.basename(workspace.tarball, ".tgz")}-${platform}`);
+    // The built tarball sits in a directory named by its sources' hash (packs/<hash>/<name>-<version>.tgz): so is the mirror, with the packing's.
+    const final = path.join(cacheRoot, `${path.basename(path.dirname(workspace.tarball))}-${packingHash(repoRoot)}-${path.basename(workspace.tarball, ".tgz")}-${platform}`);
     const found = () => ({ dir: path.join(final, "mirror"), version, zip: path.join(final, "mirror", REGISTRY_HOSTS[0], PROVIDER_SOURCE, zipName) });
     if (fs.existsSync(found().zip)) return found();
     await fs.promises.mkdir(cacheRoot, { recursive: true });
@@ -144,6 +145,16 @@ export async function providerMirror(repoRoot: string, log: (line: string) => vo
   } finally {
     await workspace.cleanup();
   }
+}
+
+/** What makes the zip of a build: the packing scripts and the bundler of the single executable's snapshot. */
+const PACKING_INPUTS = ["scripts/pack-plugin", "scripts/pack-terraform", "scripts/node-sea", "node_modules/esbuild/package.json"];
+
+/** A hash over PACKING_INPUTS' contents, e.g. `9c04e1d2`. */
+function packingHash(repoRoot: string): string {
+  const hash = createHash("sha256");
+  for (const input of PACKING_INPUTS) hash.update(input).update("\0").update(fs.readFileSync(path.join(repoRoot, input))).update("\0");
+  return hash.digest("hex").slice(0, 8);
 }
 
 export interface MirrorInstallation {

@@ -33,6 +33,20 @@ export function startedByTerraform(env: NodeJS.ProcessEnv = process.env): boolea
   return env[MAGIC_COOKIE_KEY] === MAGIC_COOKIE;
 }
 
+let definition: ProtoLoader.PackageDefinition | undefined;
+
+/**
+ * The protocol's services and messages from its .proto files, parsed once: gRPC's server is made from
+ * it at each start, and the single executable's startup snapshot holds it parsed.
+ */
+export function protocolDefinition(): ProtoLoader.PackageDefinition {
+  const loader = require("@grpc/proto-loader") as typeof ProtoLoader;
+  return (definition ??= loader.loadSync(
+    ["tfplugin6.proto", "go-plugin.proto", "health.proto"].map((file) => path.join(__dirname, file)),
+    { keepCase: true, longs: Number, enums: String, defaults: true, oneofs: true },
+  ));
+}
+
 /**
  * Serves the handlers `load` gives and prints the handshake line; resolves once the line is out. The
  * handlers (the schema, zod, the cores) load after it, on the first call or the next turn, so that
@@ -40,12 +54,7 @@ export function startedByTerraform(env: NodeJS.ProcessEnv = process.env): boolea
  */
 export async function serve(load: () => Handlers, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const grpc = require("@grpc/grpc-js") as typeof Grpc;
-  const loader = require("@grpc/proto-loader") as typeof ProtoLoader;
-  const definition = loader.loadSync(
-    ["tfplugin6.proto", "go-plugin.proto", "health.proto"].map((file) => path.join(__dirname, file)),
-    { keepCase: true, longs: Number, enums: String, defaults: true, oneofs: true },
-  );
-  const proto = grpc.loadPackageDefinition(definition) as unknown as {
+  const proto = grpc.loadPackageDefinition(protocolDefinition()) as unknown as {
     tfplugin6: { Provider: Grpc.ServiceClientConstructor };
     plugin: { GRPCController: Grpc.ServiceClientConstructor };
     grpc: { health: { v1: { Health: Grpc.ServiceClientConstructor } } };

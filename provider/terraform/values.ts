@@ -10,7 +10,7 @@
  * Between the two forms the table is the schema's (schema.ts): `from_environment` ↔ `fromEnvironment`,
  * null ↔ left out, a JSON-string attribute (`custom_config`) ↔ its object.
  */
-import { decode, encode, ExtData, ExtensionCodec } from "@msgpack/msgpack";
+import type * as MsgpackLibrary from "@msgpack/msgpack";
 import { UNKNOWN } from "../environment/inputs";
 import type { TerraformAttribute } from "./schema";
 
@@ -26,28 +26,50 @@ export interface DynamicValue {
 const UNKNOWN_EXTENSION = 0;
 const REFINED_UNKNOWN_EXTENSION = 12;
 
-const codec = new ExtensionCodec();
-codec.register({ type: UNKNOWN_EXTENSION, encode: () => null, decode: () => UNKNOWN });
-codec.register({ type: REFINED_UNKNOWN_EXTENSION, encode: () => null, decode: () => UNKNOWN });
+interface Msgpack {
+  library: typeof MsgpackLibrary;
+  codec: MsgpackLibrary.ExtensionCodec;
+  /** What cty writes for an unknown: fixext1 of type 0. */
+  unknown: MsgpackLibrary.ExtData;
+}
+let loaded: Msgpack | undefined;
+
+/**
+ * @msgpack/msgpack and its codec for the unknowns, loaded on first use: the library keeps an Error
+ * made when it loads (its decoder's "Insufficient data"), which V8 cannot write into the startup
+ * snapshot the single executable starts from (plugin/single-executable.ts).
+ */
+function msgpack(): Msgpack {
+  if (loaded) return loaded;
+  const library = require("@msgpack/msgpack") as typeof MsgpackLibrary;
+  const codec = new library.ExtensionCodec();
+  codec.register({ type: UNKNOWN_EXTENSION, encode: () => null, decode: () => UNKNOWN });
+  codec.register({ type: REFINED_UNKNOWN_EXTENSION, encode: () => null, decode: () => UNKNOWN });
+  return (loaded = { library, codec, unknown: new library.ExtData(UNKNOWN_EXTENSION, new Uint8Array([0])) });
+}
 
 /** A DynamicValue's value: msgpack, else JSON (a stored state), else null. */
 export function decodeValue(value: DynamicValue | null | undefined): unknown {
-  if (value?.msgpack && value.msgpack.length > 0) return decode(value.msgpack, { extensionCodec: codec, useBigInt64: false });
+  if (value?.msgpack && value.msgpack.length > 0) {
+    const { library, codec } = msgpack();
+    return library.decode(value.msgpack, { extensionCodec: codec, useBigInt64: false });
+  }
   if (value?.json && value.json.length > 0) return JSON.parse(Buffer.from(value.json).toString("utf8"));
   return null;
 }
 
 /** The msgpack DynamicValue of `value`; `UNKNOWN` anywhere in it is the unknown extension. */
 export function encodeValue(value: unknown): { msgpack: Buffer } {
-  const bytes = encode(withUnknowns(value), { extensionCodec: codec, ignoreUndefined: false });
+  const { library, codec, unknown } = msgpack();
+  const bytes = library.encode(withUnknowns(value, unknown), { extensionCodec: codec, ignoreUndefined: false });
   return { msgpack: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
 }
 
-/** `value` with each `UNKNOWN` as the extension cty writes for it (fixext1 of type 0). */
-function withUnknowns(value: unknown): unknown {
-  if (value === UNKNOWN) return new ExtData(UNKNOWN_EXTENSION, new Uint8Array([0]));
-  if (Array.isArray(value)) return value.map(withUnknowns);
-  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withUnknowns(item)]));
+/** `value` with each `UNKNOWN` as the extension cty writes for it. */
+function withUnknowns(value: unknown, unknown: MsgpackLibrary.ExtData): unknown {
+  if (value === UNKNOWN) return unknown;
+  if (Array.isArray(value)) return value.map((item) => withUnknowns(item, unknown));
+  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withUnknowns(item, unknown)]));
   return value === undefined ? null : value;
 }
 

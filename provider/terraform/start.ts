@@ -1,0 +1,46 @@
+/**
+ * Starting the provider as Terraform and OpenTofu run it (main.ts, or the single executable's startup
+ * snapshot: plugin/single-executable.ts), and what a start needs loaded beforehand.
+ */
+import { protocolDefinition, serve, startedByTerraform, NOT_A_COMMAND } from "./server";
+
+/** How often it looks whether Terraform is still its parent. */
+const PARENT_CHECK_MS = 1_000;
+
+export function startTerraformProvider(): void {
+  if (!startedByTerraform()) {
+    process.stderr.write(NOT_A_COMMAND);
+    process.exitCode = 1;
+    return;
+  }
+  // The provider (the schema, zod, the cores) loads once the handshake line is out, unless loaded already.
+  serve(() => (require("./provider") as typeof import("./provider")).terraformProvider()).then(
+    () => exitWithParent(),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}
+
+/**
+ * Loads, before any start, what each start needs and can be kept in a V8 startup snapshot: the
+ * protocol's definition and the provider's cores. gRPC and the API's client are left to the start:
+ * they open handles (HTTP/2, TLS) that a snapshot cannot hold.
+ */
+export function preloadTerraformProvider(): void {
+  protocolDefinition();
+  (require("./provider") as typeof import("./provider")).loadCores();
+}
+
+/**
+ * Terraform stops its providers through GRPCController.Shutdown; a Terraform killed (SIGKILL, a
+ * cancelled CI job) tells them nothing, and the gRPC server would serve on: the plugin leaves once
+ * it is orphaned (its parent is no longer the process that started it).
+ */
+function exitWithParent(): void {
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) process.exit(1);
+  }, PARENT_CHECK_MS).unref();
+}
