@@ -280,7 +280,11 @@ async function created(typeName: string, core: AnyCore, inputs: object): Promise
   );
 }
 
-const CAPABILITIES = { plan_destroy: false, get_provider_schema_optional: false, move_resource_state: false };
+/**
+ * get_provider_schema_optional: the schema is the same at every start, so Terraform (1.6+) and OpenTofu
+ * ask for it once per command and not again at each of the provider's 3-5 starts.
+ */
+const CAPABILITIES = { plan_destroy: false, get_provider_schema_optional: true, move_resource_state: false };
 
 function resourceType(name: string): ResourceType {
   const found = RESOURCES[name];
