@@ -281,14 +281,14 @@ function hashInputs(repoRoot: string): string {
 }
 
 /** Touches a cache entry, so that pruneCache counts a day from its last use, not from its making. */
-function markUsed(entry: string): string {
+export function markUsed(entry: string): string {
   const now = new Date();
   fs.utimesSync(entry, now, now);
   return entry;
 }
 
 /** Removes cache entries unused for a day, other than `keep`. */
-function pruneCache(cacheRoot: string, keep: string): void {
+export function pruneCache(cacheRoot: string, keep: string): void {
   const dayAgo = Date.now() - 24 * 3600 * 1000;
   for (const entry of fs.readdirSync(cacheRoot)) {
     const full = path.join(cacheRoot, entry);

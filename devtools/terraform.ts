@@ -20,7 +20,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
-import { createPackedWorkspace } from "./packed-workspace";
+import { createPackedWorkspace, markUsed, pruneCache } from "./packed-workspace";
 
 const execFileAsync = promisify(execFile);
 
@@ -122,8 +122,13 @@ export async function providerMirror(repoRoot: string, log: (line: string) => vo
     // The built tarball sits in a directory named by its sources' hash (packs/<hash>/<name>-<version>.tgz): so is the mirror, with the packing's.
     const final = path.join(cacheRoot, `${path.basename(path.dirname(workspace.tarball))}-${packingHash(repoRoot)}-${path.basename(workspace.tarball, ".tgz")}-${platform}`);
     const found = () => ({ dir: path.join(final, "mirror"), version, zip: path.join(final, "mirror", REGISTRY_HOSTS[0], PROVIDER_SOURCE, zipName) });
-    if (fs.existsSync(found().zip)) return found();
+    if (fs.existsSync(found().zip)) {
+      markUsed(final);
+      return found();
+    }
     await fs.promises.mkdir(cacheRoot, { recursive: true });
+    // A mirror is 45-65 MB: those of other sources go a day after their last use, as the packs do.
+    pruneCache(cacheRoot, path.basename(final));
     const stage = await fs.promises.mkdtemp(path.join(cacheRoot, ".build-"));
     try {
       log(`packing the Terraform provider for ${platform} into ${final}`);
@@ -150,10 +155,11 @@ export async function providerMirror(repoRoot: string, log: (line: string) => vo
 /** What makes the zip of a build: the packing scripts and the bundler of the single executable's snapshot. */
 const PACKING_INPUTS = ["scripts/pack-plugin", "scripts/pack-terraform", "scripts/node-sea", "node_modules/esbuild/package.json"];
 
-/** A hash over PACKING_INPUTS' contents, e.g. `9c04e1d2`. */
+/** A hash over PACKING_INPUTS' contents and the switches scripts/pack-plugin reads, e.g. `9c04e1d2`. */
 function packingHash(repoRoot: string): string {
   const hash = createHash("sha256");
   for (const input of PACKING_INPUTS) hash.update(input).update("\0").update(fs.readFileSync(path.join(repoRoot, input))).update("\0");
+  for (const name of ["GENV_PLUGIN_SEA", "GENV_PLUGIN_SNAPSHOT"]) hash.update(`${name}=${process.env[name] ?? ""}\0`);
   return hash.digest("hex").slice(0, 8);
 }
 

@@ -124,12 +124,24 @@ describe("npm run release (scripts/release)", () => {
     expect(JSON.parse(manifest)).toEqual({ version: 1, metadata: { protocol_versions: ["6.0"] } });
   });
 
-  test.each(PLATFORMS)("the %s Terraform zip: the executable terraform-provider-geminienvironments_v<version> at its root, package.json of the version", async (platform) => {
+  // This machine's Linux zip holds the single executable alone (started from its snapshot, it reads no other file).
+  const SNAPSHOT_PLATFORM = process.arch === "arm64" ? "linux-arm64" : "linux-amd64";
+
+  test.each(PLATFORMS)("the %s Terraform zip: the executable terraform-provider-geminienvironments_v<version> at its root, and only the files it loads", async (platform) => {
     const zip = path.join(out, terraformZip(platform));
-    const { stdout } = await execFileAsync("zipinfo", [zip], { maxBuffer: 64 * 1024 * 1024 });
-    expect(stdout.split("\n").find((line) => line.endsWith(` ${TF_EXECUTABLE}`))).toMatch(/^-rwxr-xr-x/);
-    const { stdout: packageJson } = await execFileAsync("unzip", ["-p", zip, "package.json"]);
-    expect(JSON.parse(packageJson)).toMatchObject({ version: VERSION });
+    const { stdout } = await execFileAsync("zipinfo", ["-1", zip], { maxBuffer: 64 * 1024 * 1024 });
+    const files = stdout.trim().split("\n");
+    const { stdout: long } = await execFileAsync("zipinfo", [zip, TF_EXECUTABLE]);
+    expect(long).toMatch(/^-rwxr-xr-x/m);
+    if (platform === SNAPSHOT_PLATFORM) {
+      expect(files).toEqual([TF_EXECUTABLE]);
+    } else {
+      const { stdout: packageJson } = await execFileAsync("unzip", ["-p", zip, "package.json"]);
+      expect(JSON.parse(packageJson)).toMatchObject({ name: "terraform-provider-geminienvironments", version: VERSION });
+      // Terraform hashes each file of an installed provider at every command: the Pulumi SDK's 7,000 are not among them.
+      expect(files).toContain("dist/provider/terraform/main.js");
+      expect(files.filter((file) => file.startsWith("node_modules/@pulumi/"))).toEqual([]);
+    }
     const head = (await execFileAsync("unzip", ["-p", zip, TF_EXECUTABLE], { encoding: "buffer", maxBuffer: 512 * 1024 * 1024 })).stdout.subarray(0, 4);
     expect(head.toString("latin1")).toBe(platform.startsWith("linux-") ? "\x7fELF" : "#!/b");
   });
