@@ -150,16 +150,36 @@ export function snakeCase(property: string): string {
 }
 
 /**
- * A description in Terraform's names: a property named in backticks (`` `updateStrategy` ``) becomes
- * its attribute (`` `update_strategy` ``); the rest of the text is the Pulumi reference's.
+ * A description in Terraform's words, from the Pulumi reference's: a property, in backticks or not
+ * (`updateStrategy`, fromEnvironment), becomes its attribute (`update_strategy`, from_environment);
+ * an object or a field in code is written as HCL writes it (`{allowlist: [...]}` → `{ allowlist =
+ * [...] }`, `disabled: true` → `disabled = true`); and Pulumi's commands and stacks are Terraform's.
  */
 export function terraformText(description: string): string {
-  return description.replace(/`([a-z]+(?:[A-Z][a-z0-9]*)+)`/g, (written, name: string) => (PROPERTY_NAMES.has(name) ? `\`${snakeCase(name)}\`` : written));
+  return description
+    .replace(/\b[a-z]+(?:[A-Z][a-z0-9]*)+\b/g, (word) => (PROPERTY_NAMES.has(word) ? snakeCase(word) : word))
+    .replace(/`([^`]*)`/g, (_code, code: string) => `\`${hclCode(code)}\``)
+    .replace(/the next `up`/g, "the next `terraform apply`")
+    .replace(/another stack/g, "another configuration");
+}
+
+/** `{key: value, …}` → `{ key = value, … }`, and `key: value` alone → `key = value`. */
+function hclCode(code: string): string {
+  const fields = (text: string) => text.replace(/(^|, )([A-Za-z_][\w-]*): /g, "$1$2 = ");
+  if (/^[A-Za-z_][\w-]*: /.test(code)) return fields(code);
+  return code.replace(/\{([^{}]*)\}/g, (written, inner: string) => (/^[A-Za-z_][\w-]*: /.test(inner) ? `{ ${fields(inner)} }` : written));
 }
 
 /** The properties a description may name (not every camelCase word is one: `inPlace` is a value). */
 const PROPERTY_NAMES = new Set(
-  [EnvironmentInputs, EnvironmentComputed, CredentialInputs, CredentialComputed, ProviderConfigInputs].flatMap((object) => Object.keys(object.shape)),
+  [
+    EnvironmentInputs,
+    EnvironmentComputed,
+    CredentialInputs,
+    CredentialComputed,
+    ProviderConfigInputs,
+    ...[getEnvironment, getEnvironments, getEnvironmentFile, getCredential, getCredentials].flatMap((core) => [core.args, core.result]),
+  ].flatMap((object) => Object.keys(object.shape)),
 );
 
 // ---------------------------------------------------------------------------------------------

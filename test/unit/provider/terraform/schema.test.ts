@@ -55,6 +55,17 @@ test("descriptions come from the zod meta, naming attributes by their Terraform 
   }
 });
 
+test("descriptions are in Terraform's words: attributes by their names, code as HCL, no Pulumi commands or stacks", () => {
+  const described = (attributes: TerraformAttribute[]): string[] => attributes.flatMap((item) => [`${item.name}: ${item.description}`, ...(item.nested ? described(item.nested.attributes) : [])]);
+  const all = [schema.provider, ...Object.values(schema.resources), ...Object.values(schema.dataSources)].flatMap((block) => [block.description, ...described(block.attributes)]);
+  // `inPlace` is a value the provider still reads, named as such.
+  expect(all.filter((text) => /\b[a-z]+[A-Z]\w*\b/.test(text.replace("`inPlace`", "")))).toEqual([]);
+  expect(all.filter((text) => /`up`|\bstacks?\b|\bpreview\b|\{ ?[\w"-]+: /.test(text))).toEqual([]);
+  expect(attribute(environment, "network").description).toContain("`{ allowlist = [...] }` or `{ disabled = true }`");
+  expect(schema.resources.geminienvironments_environment.description).toContain("from_environment, mode, system_instruction or custom_config");
+  expect(attribute(environment, "drifted_hook_files").description).toContain("the next `terraform apply` uploads");
+});
+
 test("data sources: a lookup's arguments in, its result computed", () => {
   const file = schema.dataSources.geminienvironments_environment_file.attributes;
   expect(attribute(file, "environment_id")).toMatchObject({ required: true });
