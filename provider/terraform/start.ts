@@ -27,6 +27,7 @@ export function startTerraformProvider(): void {
  * Loads, before any start, what each start needs and can be kept in a V8 startup snapshot: the
  * protocol's definition and the provider's cores. gRPC and the API's client are left to the start:
  * they open handles (HTTP/2, TLS) that a snapshot cannot hold.
+ * @public (required by plugin/single-executable.ts while its snapshot is made, which knip does not follow)
  */
 export function preloadTerraformProvider(): void {
   protocolDefinition();
