@@ -4,7 +4,6 @@
 // dir, and the `docker` CLI.
 import { execFile, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
-import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
@@ -182,14 +181,6 @@ export async function localCaCertificates(file: string): Promise<boolean> {
   return true;
 }
 
-/** A TCP port free on 127.0.0.1 a moment ago. */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Polls `probe` every 250 ms until it returns a value, for at most `ms`. */
 export async function waitFor<T>(what: string, ms: number, probe: () => Promise<T | undefined>): Promise<T> {

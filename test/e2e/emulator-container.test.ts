@@ -18,7 +18,8 @@ import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation";
 import { createPackedWorkspace, type PackedWorkspace } from "../../devtools/packed-workspace";
 import { EnvironmentsClient } from "../../client/client";
 import { ENGINE_BUILD_TIMEOUT_MS, pulumiCommand, pulumiEngine, repoRoot, type PulumiEngine } from "./engine";
-import { docker, dockerBridgeNeeds, freePort, machineNeeds, runScript } from "./_emulator-image";
+import { docker, dockerBridgeNeeds, machineNeeds, runScript } from "./_emulator-image";
+import { freePort } from "../support/ports";
 import { describeNeeding } from "../support/prerequisites";
 
 const TEST_TIMEOUT_MS = 300_000;

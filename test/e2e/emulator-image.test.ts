@@ -16,7 +16,8 @@ import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation";
 import { EnvironmentsClient } from "../../client/client";
 import { EnvironmentsApiError } from "../../client/errors";
 import { ENGINE_BUILD_TIMEOUT_MS, pulumiCommand, pulumiEngine, repoRoot, type PulumiEngine } from "./engine";
-import { docker, freePort, localCaCertificates, machineNeeds, runScript, startBuildkit, typeCheckImageProgram, waitFor, writeImageProgram, type Buildkit } from "./_emulator-image";
+import { freePort } from "../support/ports";
+import { docker, localCaCertificates, machineNeeds, runScript, startBuildkit, typeCheckImageProgram, waitFor, writeImageProgram, type Buildkit } from "./_emulator-image";
 import { describeNeeding } from "../support/prerequisites";
 
 /** The run line of docs/emulator.md ("The emulator in a container"), less the port mapping: an engine without a bridge gives only the host's network. */

@@ -4,9 +4,9 @@
  * modules the first time (about a minute) and caches it outside the repo.
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
+import { freePort } from "./ports";
 
 export interface FakeGcs {
   /** `http://127.0.0.1:<port>`: a `gcsEndpoint` / `STORAGE_EMULATOR_HOST`. */
@@ -87,14 +87,3 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-/** A port free on 127.0.0.1 right now (also what an unreachable endpoint looks like once closed). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}

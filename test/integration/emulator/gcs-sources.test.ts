@@ -6,7 +6,8 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import { startTestEmulator, type TestEmulator } from "../../support/emulator";
-import { freePort, startFakeGcs, type FakeGcs } from "../../support/fake-gcs";
+import { startFakeGcs, type FakeGcs } from "../../support/fake-gcs";
+import { freePort } from "../../support/ports";
 
 let gcs: FakeGcs;
 let emulator: TestEmulator;
