@@ -178,7 +178,7 @@ const PROPERTY_NAMES = new Set(
     CredentialInputs,
     CredentialComputed,
     ProviderConfigInputs,
-    ...[getEnvironment, getEnvironments, getEnvironmentFile, getCredential, getCredentials].flatMap((core) => [core.args, core.result]),
+    ...Object.values(DATA_SOURCE_FUNCTIONS).flatMap((core) => [core.args, core.result]),
   ].flatMap((object) => Object.keys(object.shape)),
 );
 
