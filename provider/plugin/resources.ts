@@ -24,6 +24,7 @@ import type { OutputsOf } from "../contracts/resource-schema";
 import { GUARDED_ENVIRONMENT_TYPE } from "../components/guarded-environment";
 import type { HookBundleInput } from "../components/guarded-environment-inputs";
 import type { HookBundle } from "../components/hook-bundle";
+import type { HookBundleArgs } from "../types/input";
 import { InvalidInputError } from "../contracts/errors";
 import { NetworkPolicy } from "../components/network-policy";
 import { plainPromiseStacks } from "../contracts/promise-stacks";
@@ -87,8 +88,8 @@ export class Credential extends pulumi.CustomResource {
 
 /** The GuardedEnvironment component as the plugin's `construct` builds it (schema.json's inputs). */
 export interface GuardedEnvironmentArgs {
-  /** The hooks config and its scripts (text), as a `HookBundle` or in the schema's shape. */
-  hooks: HookBundle | HookBundleInput;
+  /** The hooks config and its scripts (text), as a `HookBundle` or in the schema's shape (hooks.json's names accepted too). */
+  hooks: HookBundle | HookBundleArgs | HookBundleInput;
   /**
    * The egress policy, required as in the TypeScript component: left out, a guarded environment would
    * allow all egress. `NetworkPolicy.unrestricted()` says so explicitly (sent as `[{domain: "*"}]`).
