@@ -50,9 +50,9 @@ test("the three gates that fail open are found, each its own way, and the robust
   expect(crash.count).toBeGreaterThanOrEqual(4);
   expect(/[^\u0000-\u00ff]/.test((crash.payload.args as { code: string }).code)).toBe(true);
 
-  const timeout = report.findings.find((finding) => finding.group === "slow")!;
-  expect(timeout.detail).toMatchObject({ timeoutSeconds: 3 });
-  expect((timeout.payload.args as { code: string }).code.length).toBeGreaterThan(64 * 1024);
+  const slow = report.findings.find((finding) => finding.group === "slow")!;
+  expect(slow.detail).toMatchObject({ timeoutSeconds: 3 });
+  expect((slow.payload.args as { code: string }).code.length).toBeGreaterThan(64 * 1024);
 
   const chatty = report.findings.find((finding) => finding.group === "chatty" && finding.tool === "view_file")!;
   expect((chatty.detail as { output: string }).output).toMatch(/^note: unusual file name, allowed\n\{"decision": "allow"\}$/);
@@ -61,7 +61,7 @@ test("the three gates that fail open are found, each its own way, and the robust
   const s = report.summary;
   expect(s.handlers).toBe(4);
   expect(s.findings.crash).toBe(crash.count);
-  expect(s.findings.timeout).toBe(timeout.count);
+  expect(s.findings.timeout).toBe(slow.count);
   expect(s.findings["unrecognized-output"]).toBeGreaterThanOrEqual(2);
   expect(s.seed).toBe(43);
   // Deduplicated: the four handlers' pairs ran once each, and no more.

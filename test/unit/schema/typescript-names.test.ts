@@ -3,8 +3,10 @@
  * is exported by its name (`types.input.<Name>Args`, `types.output.<Name>`, `types.enums.<Name>`) with
  * the schema's properties, each resource's Args has the schema's inputs (required where the schema
  * requires them), and every function, top-level and `plugin.*`, plain and `…Output`, takes the schema's
- * arguments, returns its result and takes InvokeOptions. Read from the package's declarations by the
- * TypeScript compiler itself, so a name changed on either side fails here.
+ * arguments, returns its result and takes InvokeOptions. Each property's type is compared too, down to
+ * the leaves: the named types it refers to, an array's items, a map's values, an enum's values, a
+ * primitive's kind. Read from the package's declarations by the TypeScript compiler itself, so a name
+ * changed on either side, at any depth, fails here.
  */
 import * as path from "node:path";
 import ts from "typescript";
@@ -12,15 +14,23 @@ import { generateSchema } from "../../../scripts/generate-schema";
 
 const root = path.resolve(__dirname, "../../..");
 
+/** A property's schema: a primitive, an array (`items`), a map (`additionalProperties`) or a named type (`$ref`). */
+interface PropertySchema {
+  type?: "string" | "integer" | "number" | "boolean" | "array" | "object";
+  $ref?: string;
+  const?: unknown;
+  items?: PropertySchema;
+  additionalProperties?: PropertySchema;
+}
 interface SchemaObject {
-  properties?: Record<string, unknown>;
+  properties?: Record<string, PropertySchema>;
   required?: string[];
   enum?: Array<{ value: string }>;
 }
 interface Schema {
   types: Record<string, SchemaObject>;
-  resources: Record<string, { inputProperties: Record<string, unknown>; requiredInputs?: string[] }>;
-  provider: { inputProperties: Record<string, unknown> };
+  resources: Record<string, { inputProperties: Record<string, PropertySchema>; requiredInputs?: string[] }>;
+  provider: { inputProperties: Record<string, PropertySchema> };
   functions: Record<string, { inputs?: SchemaObject; outputs: SchemaObject }>;
 }
 
@@ -81,6 +91,85 @@ function literalValues(type: ts.Type): string[] {
   return (type.isUnion() ? type.types : [type]).map((part) => (part.isStringLiteral() ? part.value : checker.typeToString(part))).sort();
 }
 
+/** A value's own types: `undefined`, `null` and `pulumi.Input`'s promise and output left out. */
+function valueParts(type: ts.Type): ts.Type[] {
+  const parts = type.isUnion() ? type.types : [type];
+  return parts.filter((part) => !(part.flags & (ts.TypeFlags.Undefined | ts.TypeFlags.Null)) && !(part.flags & ts.TypeFlags.Object && (checker.getPropertyOfType(part, "apply") || checker.getPropertyOfType(part, "then"))));
+}
+
+const ANY = "pulumi.json#/Any";
+const PRIMITIVES = { string: ts.TypeFlags.StringLike, integer: ts.TypeFlags.NumberLike, number: ts.TypeFlags.NumberLike, boolean: ts.TypeFlags.BooleanLike } as const;
+
+const propertyNames = (part: ts.Type) => checker.getPropertiesOfType(part).map((property) => property.name);
+const sameList = (a: readonly string[], b: readonly string[]) => JSON.stringify([...a].sort()) === JSON.stringify([...b].sort());
+
+/**
+ * Where `type` lacks the schema's `declared` form, however deep, each as `place: what differs`: a named
+ * type's properties by name, then each one's type; an enum's values; an array's items; a map's values;
+ * a primitive's kind. `at` names the place, e.g. `HookBundle.config{}.preToolExecution[].matcher`.
+ *
+ * The schema's form must be one branch of the type; other branches are spellings the provider accepts
+ * too and the schema does not document, left aside: `"disabled"` for a network, `inPlace`, one
+ * injection location alone, hooks.json's `{type: "command", …}` handlers, a component (a HookBundle, a
+ * NetworkPolicy) for its Args.
+ */
+function differences(type: ts.Type, declared: PropertySchema, at: string): string[] {
+  if (declared.$ref === ANY) return [];
+  const parts = valueParts(type);
+  const lacks = (form: string) => [`${at}: ${checker.typeToString(type)} where the schema has ${form}`];
+  if (declared.$ref !== undefined) {
+    const named = schema.types[decodeURIComponent(declared.$ref.replace(/^#\/types\//, ""))];
+    if (named === undefined) return [`${at}: the schema's ${declared.$ref} is not one of its types`];
+    if (named.enum === undefined) return objectDifferences(parts, named, at);
+    const values = new Set(parts.flatMap((part) => (part.isStringLiteral() ? [part.value] : [])));
+    const missing = named.enum.map(({ value }) => value).filter((value) => !values.has(value));
+    return missing.length === 0 ? [] : [`${at}: no ${missing.join(", ")} of the schema's ${declared.$ref}`];
+  }
+  switch (declared.type) {
+    case "array": {
+      const lists = parts.filter((part) => checker.isArrayType(part));
+      if (lists.length === 0) return lacks("an array");
+      return lists.flatMap((list) => differences(checker.getTypeArguments(list as ts.TypeReference)[0]!, declared.items!, `${at}[]`));
+    }
+    case "object": {
+      // A map of anything: any object is one.
+      if (declared.additionalProperties?.$ref === ANY) return parts.some((part) => part.flags & ts.TypeFlags.Object) ? [] : lacks("an object");
+      const values = parts.flatMap((part) => checker.getIndexTypeOfType(part, ts.IndexKind.String) ?? []);
+      if (values.length === 0) return lacks("a map");
+      return values.flatMap((value) => differences(value, declared.additionalProperties!, `${at}{}`));
+    }
+    default: {
+      const primitive = declared.type!;
+      const found = declared.const !== undefined ? parts.some((part) => part.isStringLiteral() && part.value === declared.const) : parts.some((part) => part.flags & PRIMITIVES[primitive]);
+      return found ? [] : lacks(declared.const !== undefined ? JSON.stringify(declared.const) : primitive);
+    }
+  }
+}
+
+/**
+ * Where an object type lacks the schema's object: its branches with none but the schema's properties
+ * and each of them of the schema's type (together, as EgressPolicy's `{allowlist}` and
+ * `{disabled: true}`) must have all of them. Otherwise what the closest branches lack, however deep.
+ */
+function objectDifferences(parts: ts.Type[], declared: SchemaObject, at: string): string[] {
+  const expected = Object.keys(declared.properties ?? {});
+  const objects = parts.filter((part) => part.flags & (ts.TypeFlags.Object | ts.TypeFlags.Intersection) && !checker.isArrayType(part));
+  const candidates = objects
+    .filter((part) => propertyNames(part).every((name) => expected.includes(name)))
+    .map((part) => ({
+      names: propertyNames(part),
+      lacks: Object.entries(declared.properties ?? {}).flatMap(([name, property]) => {
+        const symbol = checker.getPropertyOfType(part, name);
+        return symbol ? differences(checker.getTypeOfSymbol(symbol), property, `${at}.${name}`) : [];
+      }),
+    }));
+  if (sameList([...new Set(candidates.filter(({ lacks }) => lacks.length === 0).flatMap(({ names }) => names))], expected)) return [];
+  const deeper = candidates.flatMap(({ lacks }) => lacks);
+  if (deeper.length > 0) return deeper;
+  const found = objects.map((part) => `{${propertyNames(part).join(", ")}}`).join(" | ") || parts.map((part) => checker.typeToString(part)).join(" | ");
+  return [`${at}: ${found} where the schema has {${expected.join(", ")}}`];
+}
+
 const objectTypes = Object.entries(schema.types).filter(([, type]) => type.enum === undefined).map(([token, type]) => [nameOf(token), type] as const);
 const enumTypes = Object.entries(schema.types).filter(([, type]) => type.enum !== undefined).map(([token, type]) => [nameOf(token), type] as const);
 
@@ -111,14 +200,18 @@ test("the schema has object and enum types to compare", () => {
   expect(inputTypes.has("EnvironmentInfo")).toBe(false);
 });
 
-test.each(objectTypes.filter(([name]) => inputTypes.has(name)))("types.input.%sArgs has the schema's properties, required where it requires them", (name, type) => {
-  const { names, required } = properties(typeOf(exported("types", "input", `${name}Args`)));
+test.each(objectTypes.filter(([name]) => inputTypes.has(name)))("types.input.%sArgs has the schema's properties and their types however deep, required where it requires them", (name, type) => {
+  const args = typeOf(exported("types", "input", `${name}Args`));
+  const { names, required } = properties(args);
   expect(names).toEqual(Object.keys(type.properties ?? {}).sort());
+  expect(objectDifferences(valueParts(args), type, `${name}Args`)).toEqual([]);
   expect(required).toEqual([...(type.required ?? [])].filter((property) => !isConst(type, property)).sort());
 });
 
-test.each(objectTypes)("types.output.%s has the schema's properties", (name, type) => {
-  expect(properties(typeOf(exported("types", "output", name))).names).toEqual(Object.keys(type.properties ?? {}).sort());
+test.each(objectTypes)("types.output.%s has the schema's properties and their types however deep", (name, type) => {
+  const output = typeOf(exported("types", "output", name));
+  expect(properties(output).names).toEqual(Object.keys(type.properties ?? {}).sort());
+  expect(objectDifferences(valueParts(output), type, name)).toEqual([]);
 });
 
 /** A `const` property (a handler's `type`) is set by the SDK, so it is optional to write. */
@@ -143,10 +236,12 @@ const RESOURCE_ARGS: Array<[string, string[]]> = [
   ["GuardedEnvironment", ["plugin", "GuardedEnvironmentArgs"]],
 ];
 
-test.each(RESOURCE_ARGS)("%s's TypeScript Args have the schema's inputs, required where it requires them", (resource, names) => {
+test.each(RESOURCE_ARGS)("%s's TypeScript Args have the schema's inputs and their types however deep, required where it requires them", (resource, names) => {
   const declared = schema.resources[`gemini-environments:index:${resource}`]!;
-  const { names: properties_, required } = properties(typeOf(exported(...names)));
+  const args = typeOf(exported(...names));
+  const { names: properties_, required } = properties(args);
   expect(properties_).toEqual(Object.keys(declared.inputProperties).sort());
+  expect(objectDifferences(valueParts(args), { properties: declared.inputProperties }, names.join("."))).toEqual([]);
   expect(required).toEqual([...(declared.requiredInputs ?? [])].sort());
 });
 
@@ -158,8 +253,10 @@ test("the TypeScript GuardedEnvironment asks for what the schema's does (network
   expect(required).toContain("network");
 });
 
-test("plugin.ProviderArgs has the provider's inputs", () => {
-  expect(properties(typeOf(exported("plugin", "ProviderArgs"))).names).toEqual(Object.keys(schema.provider.inputProperties).sort());
+test("plugin.ProviderArgs has the provider's inputs and their types", () => {
+  const args = typeOf(exported("plugin", "ProviderArgs"));
+  expect(properties(args).names).toEqual(Object.keys(schema.provider.inputProperties).sort());
+  expect(objectDifferences(valueParts(args), { properties: schema.provider.inputProperties }, "ProviderArgs")).toEqual([]);
 });
 
 test("plugin.Credential and plugin.Environment have a static get(name, id, opts)", () => {
@@ -184,8 +281,10 @@ test.each(FUNCTIONS)("%s takes the schema's arguments and InvokeOptions, and ret
   for (const option of ["provider", "parent", "version"]) expect(checker.getPropertyOfType(checker.getNonNullableType(options), option)).toBeDefined();
   const expectedArguments = Object.keys(declared.inputs?.properties ?? {}).sort();
   expect(parameters.length === 0 ? [] : properties(checker.getNonNullableType(parameters[0]!)).names).toEqual(expectedArguments);
+  if (parameters.length > 0) expect(objectDifferences(valueParts(parameters[0]!), declared.inputs ?? {}, `${qualified}(args)`)).toEqual([]);
   const returned = checker.getReturnTypeOfSignature(signature!);
   // Promise<Result> or Output<Result>: the one type argument.
   const [result] = returned.aliasTypeArguments ?? checker.getTypeArguments(returned as ts.TypeReference);
   expect(properties(result!).names).toEqual(Object.keys(declared.outputs.properties ?? {}).sort());
+  expect(objectDifferences(valueParts(result!), declared.outputs, `${qualified}()`)).toEqual([]);
 });
