@@ -35,21 +35,30 @@ const PACKAGE_CONFIG = ["package.json", "README.md", "schema.json", "tsconfig.js
 /** Example files that are not part of a program run. */
 const EXAMPLE_SKIP = new Set(["package.json", "package-lock.json", "tsconfig.json", ".npmrc", ".gitignore", "README.md", "node_modules", "bin"]);
 
-export interface PackedWorkspaceOptions {
-  /** The repo checkout to pack. */
+export type PackedWorkspaceOptions = PackageSource & {
+  /** The repo checkout whose node_modules the workspace links `@pulumi/*` from (and, but with `tarball`, whose package it packs). */
   repoRoot: string;
-  /**
-   * `true`: compile the sources into a staging dir and pack that, cached by a hash of the sources
-   * (under `~/.cache/pulumi-gemini-environments/packs`), so the repo's `dist` is never touched and
-   * parallel test files share one build. `false`: pack the repo as it is (`dist` must be fresh, e.g.
-   * after `npm run build`).
-   */
-  build: boolean;
   /** The `@pulumi/pulumi` package dir programs use; default the repo's own copy. */
   pulumiDir?: string;
   /** Progress lines. */
   log?: (line: string) => void;
-}
+};
+
+/** Where the installed package comes from. */
+type PackageSource =
+  | {
+      /**
+       * `true`: compile the sources into a staging dir and pack that, cached by a hash of the sources
+       * (under `~/.cache/pulumi-gemini-environments/packs`), so the repo's `dist` is never touched and
+       * parallel test files share one build. `false`: pack the repo as it is (`dist` must be fresh, e.g.
+       * after `npm run build`).
+       */
+      build: boolean;
+    }
+  | {
+      /** A tarball packed elsewhere (another release's), installed as it is. */
+      tarball: string;
+    };
 
 export interface PackedWorkspace {
   /** The dir holding `node_modules`; programs live beneath it. */
@@ -69,9 +78,9 @@ export async function createPackedWorkspace(options: PackedWorkspaceOptions): Pr
   const root = await fs.promises.mkdtemp(path.join(os.tmpdir(), "genv-workspace-"));
   let tarball: string;
   try {
-    tarball = await packPackage({ ...options, into: root });
+    tarball = "tarball" in options ? options.tarball : await packPackage({ ...options, into: root });
     await fs.promises.writeFile(path.join(root, "package.json"), JSON.stringify({ name: "genv-workspace", private: true }) + "\n");
-    if (options.build) {
+    if ("build" in options && options.build) {
       // A built tarball is named by its inputs' hash, so its install can be made once and shared
       // (read-only) by every workspace of the same sources, e.g. each e2e test file's.
       await fs.promises.symlink(await sharedInstall(tarball, options, log), path.join(root, "node_modules"));

@@ -1,13 +1,14 @@
 // Upgrades change nothing: a stack made by the previous release, 0.2.0 (its package built and packed
-// from the commit it was cut from, as a user installs it), with the dynamic classes (an Environment, a
-// Credential with its default id, a GuardedEnvironment) and a plugin.* resource, then the same program
-// with this checkout's package: `pulumi preview --expect-no-changes` passes, and an `up` changes nothing
-// and makes no request that writes. What a user must change between the two is in the CHANGELOG.
+// from the commit it was cut from by that commit's own scripts, as a user installs it), with the
+// dynamic classes (an Environment, a Credential with its default id, a GuardedEnvironment) and a
+// plugin.* resource, then the same program with this checkout's package: `pulumi preview
+// --expect-no-changes` passes, and an `up` changes nothing and makes no request that writes. What a
+// user must change between the two is in the CHANGELOG.
 import * as fs from "node:fs";
 import * as path from "node:path";
 
 import { createPackedWorkspace, javascriptProject, type PackedWorkspace } from "../../devtools/packed-workspace";
-import { checkoutOfRelease, PREVIOUS_RELEASE } from "./_previous-release";
+import { packedRelease, PREVIOUS_RELEASE, RELEASE_BUILD_TIMEOUT_MS } from "./_previous-release";
 import { E2E_TEST_TIMEOUT_MS, listIds, program, useE2E } from "./_workspace";
 import { repoRoot } from "./engine";
 
@@ -38,10 +39,10 @@ describe(`a stack made with ${PREVIOUS_RELEASE.version} previews with no changes
   let before: Record<string, string>;
 
   beforeAll(async () => {
-    previous = await createPackedWorkspace({ repoRoot: await checkoutOfRelease(repoRoot), build: true });
+    previous = await createPackedWorkspace({ repoRoot, tarball: await packedRelease(repoRoot) });
     const installed = JSON.parse(await fs.promises.readFile(path.join(previous.root, "node_modules", "pulumi-gemini-environments", "package.json"), "utf8")) as { version: string };
     expect(installed.version).toBe(PREVIOUS_RELEASE.version);
-  }, E2E_TEST_TIMEOUT_MS);
+  }, RELEASE_BUILD_TIMEOUT_MS + E2E_TEST_TIMEOUT_MS);
 
   afterAll(() => previous?.cleanup());
 
