@@ -22,7 +22,7 @@ import * as nodeModule from "node:module";
 import * as os from "node:os";
 import * as path from "node:path";
 import { aroundCalls } from "./_around-calls";
-import { PACKAGE_ROOT, packageVersion } from "../contracts/package-identity";
+import { inSingleExecutable, packageRoot, packageVersion } from "../contracts/package-identity";
 import { pruneUnusedCaches } from "./unused-caches";
 
 const { enableCompileCache, flushCompileCache } = nodeModule as {
@@ -30,7 +30,8 @@ const { enableCompileCache, flushCompileCache } = nodeModule as {
   flushCompileCache?: () => void;
 };
 
-const enabled = enableCompileCache !== undefined && !process.env.NODE_DISABLE_COMPILE_CACHE;
+// A single executable's code is one injected script, which Node.js's compile cache does not cover.
+const enabled = enableCompileCache !== undefined && !process.env.NODE_DISABLE_COMPILE_CACHE && !inSingleExecutable();
 /** Our default directory of per-version caches; undefined when the cache is off or the user named one. */
 const ownRoot = enabled && !process.env.NODE_COMPILE_CACHE ? path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "pulumi-gemini-environments", "compile-cache") : undefined;
 const ownDirectory = ownRoot && path.join(ownRoot, installationName());
@@ -48,7 +49,7 @@ function installationName(): string {
   } catch {
     // a version is only part of the name
   }
-  return `${version}-${createHash("sha256").update(PACKAGE_ROOT).digest("hex").slice(0, 12)}`;
+  return `${version}-${createHash("sha256").update(packageRoot()).digest("hex").slice(0, 12)}`;
 }
 
 /** A started plugin's mark on its version's directory: its time is when a plugin last started from it. */

@@ -8,8 +8,6 @@
  *
  * Cores load on first use, so that start-up loads only what serving needs (bench fleet measures it).
  */
-import { promises as fs } from "node:fs";
-import * as path from "node:path";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import type * as pulumi from "@pulumi/pulumi/provider";
 import { CONFIG_NAMESPACE, launchConfig, providerClient, setProviderConfig } from "../contracts/configuration";
@@ -19,7 +17,7 @@ import { callFunction } from "../contracts/function-core";
 import { secretValuePaths } from "../contracts/resource-schema";
 import { conceal, reveal, secret, type Path } from "./_secrets";
 import { profiling, timedMethods } from "./_profile";
-import { PACKAGE_ROOT, packageVersion } from "../contracts/package-identity";
+import { packagedFile, packageVersion } from "../contracts/package-identity";
 
 /** A property's change as the engine's detailed diff spells it. */
 export type PropertyDiffKind = "add" | "addReplace" | "delete" | "deleteReplace" | "update" | "updateReplace";
@@ -120,7 +118,7 @@ export function pluginProvider(): PluginProvider {
   return {
     version,
 
-    getSchema: () => fs.readFile(path.join(PACKAGE_ROOT, "schema.json"), "utf8"),
+    getSchema: () => Promise.resolve(packagedFile("schema.json")),
 
     async configure(args) {
       const { plain } = reveal(args) as { plain: Record<string, unknown> };

@@ -38,7 +38,7 @@ import type * as grpcTypes from "@grpc/grpc-js";
 import type * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import type { PluginProvider, PropertyDiffKind } from "./provider";
 import { profiling, timedHandlers } from "./_profile";
-import { PACKAGE_ROOT } from "../contracts/package-identity";
+import { inSingleExecutable, packagedFile } from "../contracts/package-identity";
 
 type Callback<T> = (error: Error | null, value?: T) => void;
 type Handler<Req, Res> = (call: { request: Req }, callback: Callback<Res>) => void;
@@ -104,14 +104,24 @@ function checkService(service: grpcTypes.ServiceDefinition, implementation: grpc
 function unsupported(problem: string): UnsupportedPulumiSdkError {
   const pulumiDir = path.dirname(require.resolve("@pulumi/pulumi/package.json"));
   const { version } = require(path.join(pulumiDir, "package.json")) as { version: string };
-  const supported = (require(path.join(PACKAGE_ROOT, "package.json")) as { peerDependencies: Record<string, string> }).peerDependencies["@pulumi/pulumi"];
+  const supported = (JSON.parse(packagedFile("package.json")) as { peerDependencies: Record<string, string> }).peerDependencies["@pulumi/pulumi"];
   return new UnsupportedPulumiSdkError(
     `@pulumi/pulumi ${version} (${pulumiDir}) ${problem}, which this plugin patches: it supports @pulumi/pulumi ${supported}. Install a version in that range beside the package (npm install @pulumi/pulumi@"${supported}"), or use the plugin's release build, which carries its own.`,
   );
 }
 
+/**
+ * The dependencies of `@pulumi/pulumi` used here, named statically for the single executable's bundle,
+ * which holds one copy of each, the one `@pulumi/pulumi` loads (an injected script cannot resolve a path).
+ */
+const BUNDLED = {
+  "@grpc/grpc-js": () => require("@grpc/grpc-js") as unknown,
+  "google-protobuf/google/protobuf/struct_pb": () => require("google-protobuf/google/protobuf/struct_pb") as unknown,
+};
+
 /** A dependency of `@pulumi/pulumi` as it loads it (the same module instance), wherever npm put it. */
-function fromPulumi(id: string): unknown {
+function fromPulumi(id: keyof typeof BUNDLED): unknown {
+  if (inSingleExecutable()) return BUNDLED[id]();
   const pulumiDir = path.dirname(require.resolve("@pulumi/pulumi/package.json"));
   return require(require.resolve(id, { paths: [pulumiDir] }));
 }

@@ -1,29 +1,25 @@
 /**
- * The entry of the Linux plugins as single executables (Node.js SEA, made by scripts/pack-plugin): a
- * Node.js binary with this script injected. It runs main.js from the files beside the executable
- * (the plugin tarball's dist/ and node_modules/), as the Node.js launcher does, so the plugin is the
- * same code either way: an injected script's own `require` reaches Node's built-in modules only,
- * so the plugin is loaded through a `require` rooted at the executable's directory.
+ * The entry of the plugins as single executables (Node.js SEA, made by scripts/pack-plugin): a Node.js
+ * binary with this script injected, bundled by esbuild with everything it loads (@pulumi/pulumi, gRPC,
+ * zod, the cores), so that the executable needs no file beside it: an injected script's own `require`
+ * reaches Node's built-in modules only. package.json, schema.json and the Terraform protocol's
+ * definition are injected beside it as assets (contracts/package-identity.ts).
  *
  * One executable, two plugins: named `terraform-provider-…` (the Terraform provider's zip,
- * scripts/pack-terraform) it is the Terraform provider, else the Pulumi plugin.
+ * scripts/pack-terraform; `….exe` on Windows) it is the Terraform provider, else the Pulumi plugin.
  *
- * Terraform starts its provider's process three to five times per command, so the executable of the
- * machine that packs it starts from a V8 startup snapshot: scripts/pack-plugin bundles this script
- * with the Terraform provider's code, runs it once to load the cores and the protocol's definition,
- * and injects the heap it leaves. A snapshot is made for one architecture: the other executables
- * inject this script alone and load everything from dist/ at each start.
+ * Terraform starts its provider's process three to five times per command, so the Terraform provider's
+ * Linux executables start from a V8 startup snapshot: scripts/pack-plugin runs the bundle once (the
+ * arm64 one under qemu-user) to load the cores and the protocol's definition, and injects the heap it
+ * leaves. A snapshot is made by a Node.js of its own platform: the darwin and Windows executables run
+ * the bundle at each start.
  */
 import * as path from "node:path";
 import { startupSnapshot } from "node:v8";
 
 function start(terraformProvider?: typeof import("../terraform/start")): void {
-  // Required here, not above: Node.js warns when a snapshot is made with node:module loaded.
-  const { createRequire } = require("node:module") as typeof import("node:module");
-  const fromPackage = createRequire(path.join(path.dirname(process.execPath), "package.json"));
-  if (!path.basename(process.execPath).startsWith("terraform-provider-")) fromPackage("./dist/provider/plugin/main.js");
-  else if (terraformProvider) terraformProvider.startTerraformProvider();
-  else fromPackage("./dist/provider/terraform/main.js");
+  if (!path.basename(process.execPath).startsWith("terraform-provider-")) require("./main");
+  else (terraformProvider ?? (require("../terraform/start") as typeof import("../terraform/start"))).startTerraformProvider();
 }
 
 if (startupSnapshot.isBuildingSnapshot()) {

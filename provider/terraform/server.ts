@@ -14,6 +14,7 @@
 import * as path from "node:path";
 import type * as Grpc from "@grpc/grpc-js";
 import type * as ProtoLoader from "@grpc/proto-loader";
+import { singleExecutableAsset } from "../contracts/package-identity";
 import { serverCertificate } from "./certificate";
 import type { Handlers } from "./provider";
 
@@ -33,6 +34,11 @@ export function startedByTerraform(env: NodeJS.ProcessEnv = process.env): boolea
   return env[MAGIC_COOKIE_KEY] === MAGIC_COOKIE;
 }
 
+/** The protocol's definition, beside this module (npm run build copies them into dist/). */
+const PROTOCOL_FILES = ["tfplugin6.proto", "go-plugin.proto", "health.proto"];
+/** Their protobufjs JSON (keepCase), the asset name scripts/pack-plugin gives it. */
+const PROTOCOL_ASSET = "terraform-protocol.json";
+
 let definition: ProtoLoader.PackageDefinition | undefined;
 
 /**
@@ -40,11 +46,14 @@ let definition: ProtoLoader.PackageDefinition | undefined;
  * it at each start, and the single executable's startup snapshot holds it parsed.
  */
 export function protocolDefinition(): ProtoLoader.PackageDefinition {
+  if (definition) return definition;
   const loader = require("@grpc/proto-loader") as typeof ProtoLoader;
-  return (definition ??= loader.loadSync(
-    ["tfplugin6.proto", "go-plugin.proto", "health.proto"].map((file) => path.join(__dirname, file)),
-    { keepCase: true, longs: Number, enums: String, defaults: true, oneofs: true },
-  ));
+  const options = { keepCase: true, longs: Number, enums: String, defaults: true, oneofs: true };
+  // A single executable without a snapshot has no .proto files beside it: scripts/pack-plugin injects
+  // them parsed, as protobufjs's JSON of the three (PROTOCOL_ASSET).
+  const parsed = singleExecutableAsset(PROTOCOL_ASSET);
+  return (definition =
+    parsed === undefined ? loader.loadSync(PROTOCOL_FILES.map((file) => path.join(__dirname, file)), options) : loader.fromJSON(JSON.parse(parsed) as Parameters<typeof ProtoLoader.fromJSON>[0], options));
 }
 
 /**
