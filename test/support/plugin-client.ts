@@ -51,6 +51,11 @@ export async function startPlugin(launcher: string, env: Record<string, string |
     child.once("exit", (code) => reject(new Error(`the plugin exited with ${code}: ${stderr}`)));
     child.stdout!.once("data", (chunk: Buffer) => resolve(chunk.toString().trim()));
   });
+  return connectPlugin(child, port, () => stderr);
+}
+
+/** A client of the plugin `child` serving on `port` (a plugin started some other way: under Wine, qemu). */
+export function connectPlugin(child: ChildProcess, port: string, stderr: () => string): PluginClient {
   const client = new ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
   type Method = (request: unknown, callback: (error: grpc.ServiceError | null, response: unknown) => void) => unknown;
   const call = <Res>(method: string, request: unknown) =>
@@ -62,7 +67,7 @@ export async function startPlugin(launcher: string, env: Record<string, string |
 
   return {
     process: child,
-    stderr: () => stderr,
+    stderr,
     async version() {
       return (await call<PluginInfo>("getPluginInfo", new Empty())).getVersion();
     },

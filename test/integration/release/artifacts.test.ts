@@ -1,19 +1,21 @@
 // scripts/release (what `npm run release` runs after the build) into a temp dir: the artifacts are
-// named as the engine, npm and pip expect them, all of package.json's version. Each plugin tarball
-// has its executable at the root, no symlinks and no PulumiPlugin.yaml; the Linux executables are
-// Node.js single executables of their architecture, the one of this machine starts with no Node.js
-// on PATH and serves; the darwin launcher starts on Node.js, and without a `node` says in one line
-// which version it needs. The npm tarball does not hold the release dir; the wheel builds without a
+// named as the engine, npm and pip expect them, all of package.json's version. Each plugin tarball and
+// each Terraform zip holds its platform's single executable alone (linux-amd64, linux-arm64,
+// darwin-amd64, darwin-arm64, windows-amd64 with .exe), package.json injected into it: this machine's
+// starts with no Node.js on PATH and serves; linux-arm64's under qemu-user and windows-amd64's under
+// Wine print their port or handshake and answer GetSchema / GetProviderSchema (start times logged);
+// the darwin ones are Mach-O of their CPU with the NODE_SEA segment, the SEA fuse flipped, and an ad
+// hoc signature whose every page hash matches the file (test/support/macho.ts, not the signer's
+// word). The npm tarball does not hold the release dir; the wheel builds without a
 // deprecation warning, its metadata names the package and the version, passes `twine check
 // --strict` (what PyPI checks of the metadata and renders of the readme), and installs with pip into
 // a fresh venv, where it imports and reports its version. The checksums file lists every artifact
 // and `sha256sum -c` verifies it. One version, package.json's, is in every artifact, schema.json, the
 // SDKs and the tags the release workflow pushes (scripts/release-version). The Terraform provider's
-// zips (one per platform, the executable terraform-provider-geminienvironments_v<version> at the root)
-// are listed with the manifest (terraform-registry-manifest.json: protocol 6.0) in the _SHA256SUMS,
-// which `sha256sum -c` verifies; a filesystem mirror made of those zips, and nothing else, is all
-// `terraform init` and `tofu init` need (no network), and the provider they install from it serves
-// its resources and data sources. Runs from the repo after `npm run build`.
+// zips are listed with the manifest (terraform-registry-manifest.json: protocol 6.0) in the
+// _SHA256SUMS, which `sha256sum -c` verifies; a filesystem mirror made of those zips, and nothing
+// else, is all `terraform init` and `tofu init` need (no network), and the provider they install from
+// it serves its resources and data sources. Runs from the repo after `npm run build`.
 import { execFile, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -22,18 +24,30 @@ import { promisify } from "node:util";
 
 import { cliConfig, mirrorOfZips, PROVIDER_SOURCE, terraformEngine, terraformEnv, terraformOnPath, TERRAFORM_TOOLS_TIMEOUT_MS, type EngineName } from "../../../devtools/terraform";
 import { runCommand, timeLeftOf } from "../../support/commands";
+import { runnerFor, qemuNeeds, startExecutable, wineNeeds, type Runner } from "../../support/foreign-executables";
 import { goToolchainNeeds } from "../../support/go";
+import { CPU_TYPE, CS_ADHOC, readMachO, signatureProblems } from "../../support/macho";
+import { connectPlugin } from "../../support/plugin-client";
 import { describeNeeding } from "../../support/prerequisites";
+import { getProviderSchema, portOfHandshake, TERRAFORM_PLUGIN_ENV } from "../../support/terraform-client";
 
 const execFileAsync = promisify(execFile);
 const repoRoot = path.resolve(__dirname, "..", "..", "..");
-const manifest = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string; engines: { node: string } };
+const manifest = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string };
 const VERSION = manifest.version;
-const PLATFORMS = ["linux-amd64", "linux-arm64", "darwin-amd64", "darwin-arm64"];
+const PLATFORMS = ["linux-amd64", "linux-arm64", "darwin-amd64", "darwin-arm64", "windows-amd64"];
 const HOST = `${os.platform()}-${os.arch() === "x64" ? "amd64" : os.arch()}`;
 /** ELF e_machine of each Linux architecture. */
 const ELF_MACHINE: Record<string, number> = { "linux-amd64": 62, "linux-arm64": 183 };
-// Four single executables, the npm package and the wheel (a few minutes on a busy 2-core machine).
+/** The Mach-O CPU type of each darwin architecture. */
+const MACHO_CPU: Record<string, number> = { "darwin-amd64": CPU_TYPE.x86_64, "darwin-arm64": CPU_TYPE.arm64 };
+/** The fuse a SEA's Node.js checks: postject flips its last character to 1 when it injects the blob. */
+const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
+/** An executable's name on its platform. */
+const onPlatform = (platform: string, name: string) => (platform.startsWith("windows-") ? `${name}.exe` : name);
+/** Runs the executables of a platform that is not this machine's, and what that needs. */
+const FOREIGN: Record<string, () => Record<string, boolean>> = { "linux-arm64": qemuNeeds, "windows-amd64": wineNeeds };
+// Ten single executables (two made from startup snapshots, one under qemu), the npm package and the wheel (a few minutes on a busy 2-core machine).
 const RELEASE_TIMEOUT_MS = 10 * 60_000;
 const EXECUTABLE = "pulumi-resource-gemini-environments";
 const plugin = (platform: string) => `pulumi-resource-gemini-environments-v${VERSION}-${platform}.tar.gz`;
@@ -124,29 +138,17 @@ describe("npm run release (scripts/release)", () => {
     expect(JSON.parse(manifest)).toEqual({ version: 1, metadata: { protocol_versions: ["6.0"] } });
   });
 
-  // This machine's Linux zip holds the single executable alone (started from its snapshot, it reads no other file).
-  const SNAPSHOT_PLATFORM = process.arch === "arm64" ? "linux-arm64" : "linux-amd64";
-
-  test.each(PLATFORMS)("the %s Terraform zip: the executable terraform-provider-geminienvironments_v<version> at its root, and only the files it loads", async (platform) => {
+  test.each(PLATFORMS)("the %s Terraform zip holds the executable terraform-provider-geminienvironments_v<version> alone, of its platform", async (platform) => {
     const zip = path.join(out, terraformZip(platform));
-    const { stdout } = await execFileAsync("zipinfo", ["-1", zip], { maxBuffer: 64 * 1024 * 1024 });
-    const files = stdout.trim().split("\n");
-    const { stdout: long } = await execFileAsync("zipinfo", [zip, TF_EXECUTABLE]);
+    const { stdout } = await execFileAsync("zipinfo", ["-1", zip]);
+    expect(stdout.trim().split("\n")).toEqual([onPlatform(platform, TF_EXECUTABLE)]);
+    const { stdout: long } = await execFileAsync("zipinfo", [zip, onPlatform(platform, TF_EXECUTABLE)]);
     expect(long).toMatch(/^-rwxr-xr-x/m);
-    if (platform === SNAPSHOT_PLATFORM) {
-      expect(files).toEqual([TF_EXECUTABLE]);
-    } else {
-      const { stdout: packageJson } = await execFileAsync("unzip", ["-p", zip, "package.json"]);
-      expect(JSON.parse(packageJson)).toMatchObject({ name: "terraform-provider-geminienvironments", version: VERSION });
-      // Terraform hashes each file of an installed provider at every command: the Pulumi SDK's 7,000 are not among them.
-      expect(files).toContain("dist/provider/terraform/main.js");
-      expect(files.filter((file) => file.startsWith("node_modules/@pulumi/"))).toEqual([]);
-    }
-    const head = (await execFileAsync("unzip", ["-p", zip, TF_EXECUTABLE], { encoding: "buffer", maxBuffer: 512 * 1024 * 1024 })).stdout.subarray(0, 4);
-    expect(head.toString("latin1")).toBe(platform.startsWith("linux-") ? "\x7fELF" : "#!/b");
+    const head = (await execFileAsync("unzip", ["-p", zip, onPlatform(platform, TF_EXECUTABLE)], { encoding: "buffer", maxBuffer: 512 * 1024 * 1024 })).stdout;
+    expect(formatOf(head)).toBe(platform.split("-")[0]);
   });
 
-  test("one version, package.json's: schema.json, the SDKs, the plugin tarballs, the npm package, the wheel and the tags the workflow pushes", async () => {
+  test("one version, package.json's: schema.json, the SDKs, the plugin executables, the npm package, the wheel and the tags the workflow pushes", async () => {
     const { stdout } = await execFileAsync(path.join(repoRoot, "scripts", "release-version"), [`v${VERSION}`]);
     expect(stdout).toBe(`version=${VERSION}\ntag=v${VERSION}\ngo_tag=sdk/go/v${VERSION}\nprerelease=false\nnpm_tag=latest\nemulator_image=ghcr.io/gemini-environments/pulumi-gemini-environments\n`);
     const read = async (file: string) => JSON.parse(await fs.promises.readFile(path.join(repoRoot, file), "utf8")) as { version: string };
@@ -155,9 +157,11 @@ describe("npm run release (scripts/release)", () => {
       "sdk/go pulumi-plugin.json": (await read("sdk/go/geminienvironments/pulumi-plugin.json")).version,
       "sdk/python pulumi-plugin.json": (await read("sdk/python/pulumi_gemini_environments/pulumi-plugin.json")).version,
     };
+    // Each executable carries package.json as an asset (contracts/package-identity.ts reads it there).
+    const packageJson = await fs.promises.readFile(path.join(repoRoot, "package.json"));
     for (const platform of PLATFORMS) {
-      const { stdout: packageJson } = await execFileAsync("tar", ["-xOzf", path.join(out, plugin(platform)), "./package.json"]);
-      versions[plugin(platform)] = (JSON.parse(packageJson) as { version: string }).version;
+      const { stdout: executable } = await execFileAsync("tar", ["-xOzf", path.join(out, plugin(platform)), `./${onPlatform(platform, EXECUTABLE)}`], { encoding: "buffer", maxBuffer: 512 * 1024 * 1024 });
+      versions[plugin(platform)] = executable.includes(packageJson) ? VERSION : "package.json not injected";
     }
     const { stdout: npmPackageJson } = await execFileAsync("tar", ["-xOzf", path.join(out, NPM_PACKAGE), "package/package.json"]);
     versions[NPM_PACKAGE] = (JSON.parse(npmPackageJson) as { version: string }).version;
@@ -174,57 +178,135 @@ describe("npm run release (scripts/release)", () => {
     });
   });
 
-  test.each(PLATFORMS)("the %s tarball: the executable at its root, package.json of the version, schema.json, no symlink, no PulumiPlugin.yaml", async (platform) => {
-    const { stdout } = await execFileAsync("tar", ["-tvzf", path.join(out, plugin(platform))], { maxBuffer: 64 * 1024 * 1024 });
+  test.each(PLATFORMS)("the %s tarball holds the executable pulumi-resource-gemini-environments alone, of its platform, executable", async (platform) => {
+    const { stdout } = await execFileAsync("tar", ["-tvzf", path.join(out, plugin(platform))]);
     const entries = stdout.trim().split("\n");
-    expect(entries.find((line) => line.endsWith(` ./${EXECUTABLE}`))).toMatch(/^-rwxr-xr-x/);
-    expect(entries.filter((line) => line.startsWith("l"))).toEqual([]);
-    expect(entries.some((line) => line.endsWith(" ./schema.json"))).toBe(true);
-    expect(entries.some((line) => line.endsWith(" ./PulumiPlugin.yaml"))).toBe(false);
-    const { stdout: packageJson } = await execFileAsync("tar", ["-xOzf", path.join(out, plugin(platform)), "./package.json"]);
-    expect(JSON.parse(packageJson)).toMatchObject({ name: EXECUTABLE, version: VERSION });
+    expect(entries.map((line) => line.split(" ").pop())).toEqual(["./", `./${onPlatform(platform, EXECUTABLE)}`]);
+    expect(entries[1]).toMatch(/^-rwxr-xr-x/);
   });
 
-  describe.each(PLATFORMS)("the %s executable", (platform) => {
+  describe.each(PLATFORMS)("the %s executables", (platform) => {
     let dir: string;
+    /** The Pulumi plugin's and the Terraform provider's executables, with their bytes. */
+    let executables: Array<{ role: string; file: string; binary: Buffer }>;
 
     beforeAll(async () => {
       dir = path.join(scratch, platform);
       await fs.promises.mkdir(dir);
       await execFileAsync("tar", ["-xzf", path.join(out, plugin(platform)), "-C", dir]);
+      await execFileAsync("unzip", ["-q", path.join(out, terraformZip(platform)), "-d", dir]);
+      executables = await Promise.all(
+        [
+          ["Pulumi plugin", onPlatform(platform, EXECUTABLE)],
+          ["Terraform provider", onPlatform(platform, TF_EXECUTABLE)],
+        ].map(async ([role, name]) => ({ role, file: path.join(dir, name), binary: await fs.promises.readFile(path.join(dir, name)) })),
+      );
+    });
+
+    test("are single executables: the SEA blob injected, and the fuse Node.js checks for it flipped", () => {
+      for (const { binary } of executables) {
+        expect(binary.includes(`${SEA_FUSE}:1`)).toBe(true);
+        expect(binary.includes(`${SEA_FUSE}:0`)).toBe(false);
+        // What the Pulumi plugin and the Terraform provider are told apart by, in the injected bundle.
+        expect(binary.includes('"terraform-provider-"')).toBe(true);
+      }
     });
 
     if (platform.startsWith("linux-")) {
-      test("is a single executable (an ELF binary of its architecture, with the SEA blob)", async () => {
-        const binary = await fs.promises.readFile(path.join(dir, EXECUTABLE));
-        expect(binary.subarray(0, 4).toString("latin1")).toBe("\x7fELF");
-        expect(binary.readUInt16LE(18)).toBe(ELF_MACHINE[platform]);
-        expect(binary.includes("NODE_SEA_BLOB")).toBe(true);
+      test("are ELF binaries of their architecture, with the blob's note", () => {
+        for (const { binary } of executables) {
+          expect(binary.subarray(0, 4).toString("latin1")).toBe("\x7fELF");
+          expect(binary.readUInt16LE(18)).toBe(ELF_MACHINE[platform]);
+          expect(binary.includes("NODE_SEA_BLOB")).toBe(true);
+        }
+      });
+    } else if (platform.startsWith("windows-")) {
+      test("are PE executables for x86-64 with the blob as the resource NODE_SEA_BLOB", () => {
+        for (const { binary } of executables) {
+          const pe = binary.readUInt32LE(0x3c);
+          expect(binary.subarray(pe, pe + 4).toString("latin1")).toBe("PE\0\0");
+          expect(binary.readUInt16LE(pe + 4)).toBe(0x8664);
+          expect(binary.includes(Buffer.from("NODE_SEA_BLOB", "utf16le"))).toBe(true);
+        }
       });
     } else {
-      test("is the Node.js launcher", async () => {
-        expect(await fs.promises.readFile(path.join(dir, EXECUTABLE), "utf8")).toMatch(/^#!\/bin\/sh\n/);
-      });
-      test(`without a node on PATH, says in one line that it needs Node.js ${manifest.engines.node}`, async () => {
-        const failure = (await startPlugin(path.join(dir, EXECUTABLE), { PATH: path.join(scratch, "no-such-dir") }).catch((error: unknown) => error)) as { code?: number; stderr?: string };
-        expect(failure.code).toBe(1);
-        const lines = failure.stderr!.trim().split("\n");
-        expect(lines).toHaveLength(1);
-        expect(lines[0]).toContain(`needs Node.js ${manifest.engines.node.replace(/^>=\s*/, "")} or newer`);
+      test("are Mach-O binaries of their CPU with the blob in the segment NODE_SEA, signed ad hoc again: every page hash matches the file", () => {
+        for (const { role, binary } of executables) {
+          const macho = readMachO(binary);
+          expect(macho.cpuType).toBe(MACHO_CPU[platform]);
+          const segment = macho.segments.find((candidate) => candidate.name === "NODE_SEA");
+          expect(segment?.sections.map((section) => section.name)).toEqual(["__NODE_SEA_BLOB"]);
+          expect(segment!.sections[0].size).toBeGreaterThan(1_000_000);
+          // __LINKEDIT stays last, as the signature's place at the end of the file needs.
+          expect(macho.segments.at(-1)?.name).toBe("__LINKEDIT");
+          const { signature } = macho;
+          expect(signature).toBeDefined();
+          expect({ role, adhoc: (signature!.codeDirectory.flags & CS_ADHOC) !== 0, hashType: signature!.codeDirectory.hashType, pageSize: 2 ** signature!.codeDirectory.pageSizeLog2 }).toEqual({
+            role,
+            adhoc: true,
+            hashType: 2, // SHA-256
+            pageSize: 4096,
+          });
+          expect(signature!.offset + signature!.size).toBeLessThanOrEqual(binary.length);
+          expect(signatureProblems(binary, signature!)).toEqual([]);
+          // The checker catches a changed byte of the code.
+          const changed = Buffer.from(binary);
+          changed[segment!.sections[0].offset + 100] ^= 1;
+          expect(signatureProblems(changed, signature!)).toEqual([expect.stringMatching(/^1 of \d+ page hashes differ/)]);
+        }
       });
     }
 
     if (platform === HOST) {
-      test("starts here with no Node.js on PATH and prints its port", async () => {
-        expect(await startPlugin(path.join(dir, EXECUTABLE), { PATH: path.join(scratch, "no-such-dir") })).toMatch(/^\d+$/);
+      test("the Pulumi plugin starts here with no Node.js on PATH and prints its port", async () => {
+        expect(await startPlugin(executables[0].file, { PATH: path.join(scratch, "no-such-dir") })).toMatch(/^\d+$/);
       });
-    } else if (platform.startsWith("darwin-")) {
-      test("starts on Node.js (the launcher and the plugin are JavaScript only) and prints its port", async () => {
-        expect(await startPlugin(path.join(dir, EXECUTABLE), { PATH: process.env.PATH ?? "" })).toMatch(/^\d+$/);
+      test("the Terraform provider starts here with no Node.js on PATH, prints its handshake and serves its schema", async () => {
+        const runner: Runner = { prefix: [], env: {}, close: async () => undefined };
+        await expectServing(runner, { PATH: path.join(scratch, "no-such-dir") });
+      }, 60_000);
+    } else if (FOREIGN[platform] && HOST === "linux-amd64") {
+      describeNeeding(FOREIGN[platform]())(`run here (${platform === "windows-amd64" ? "under Wine" : "under qemu-user"})`, () => {
+        let runner: Runner;
+        beforeAll(async () => (runner = await runnerFor(platform, scratch)), 120_000);
+        afterAll(() => runner?.close());
+
+        test("the Pulumi plugin prints its port and answers GetSchema", async () => {
+          const started = await startExecutable(runner, executables[0].file, ["127.0.0.1:1"], {}, path.join(dir, "plugin.out"));
+          try {
+            console.log(`release: the ${platform} Pulumi plugin printed its port in ${Math.round(started.elapsedMs)} ms`);
+            expect(started.firstLine).toMatch(/^\d+$/);
+            const client = connectPlugin(started.child, started.firstLine, started.stderr);
+            expect(await client.schema()).toMatchObject({ name: "gemini-environments", version: VERSION });
+            expect(await client.version()).toBe(VERSION);
+          } finally {
+            started.stop();
+          }
+        }, 120_000);
+
+        test("the Terraform provider prints its handshake and answers GetProviderSchema", () => expectServing(runner, {}), 120_000);
       });
     } else {
-      console.warn(`release: the ${platform} single executable is not started: this machine is ${HOST}`);
-      test.skip(`starts (a ${platform} machine is needed)`, () => undefined);
+      console.warn(`release: the ${platform} single executables are not started: this machine is ${HOST}`);
+    }
+
+    /** Starts the Terraform provider three times (the time of the fastest logged), and asks the last for its schema. */
+    async function expectServing(runner: Runner, env: Record<string, string>): Promise<void> {
+      const times: number[] = [];
+      for (let start = 0; start < 3; start++) {
+        const started = await startExecutable(runner, executables[1].file, [], { ...TERRAFORM_PLUGIN_ENV, ...env }, path.join(dir, "terraform.out"));
+        try {
+          times.push(started.elapsedMs);
+          const port = portOfHandshake(started.firstLine);
+          if (start < 2) continue;
+          const schema = await getProviderSchema(port);
+          expect(Object.keys(schema.resource_schemas).sort()).toEqual(["geminienvironments_credential", "geminienvironments_environment"]);
+          expect(Object.keys(schema.data_source_schemas)).toHaveLength(6);
+        } finally {
+          started.stop();
+        }
+      }
+      console.log(`release: the ${platform} Terraform provider printed its handshake in ${times.map((ms) => Math.round(ms)).join(", ")} ms`);
     }
   });
 
@@ -339,3 +421,11 @@ describe("npm run release (scripts/release)", () => {
     });
   });
 });
+
+/** linux, darwin or windows: the executable format of a binary's first bytes. */
+function formatOf(binary: Buffer): string {
+  if (binary.subarray(0, 4).toString("latin1") === "\x7fELF") return "linux";
+  if (binary.readUInt32LE(0) === 0xfeedfacf) return "darwin";
+  if (binary.subarray(0, 2).toString("latin1") === "MZ") return "windows";
+  return `unknown (${binary.subarray(0, 4).toString("hex")})`;
+}
