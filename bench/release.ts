@@ -1,8 +1,8 @@
 /**
  * Start-up of the released plugin (spawn to its port on stdout, as the engine waits for it): the Linux
- * single executable (Node.js SEA) against the Node.js launcher with the same files, both from one
- * run of scripts/pack-plugin --release (the darwin tarball holds the launcher; it is what a Linux
- * tarball holds with GENV_PLUGIN_SEA=0), alternating run by run; and, to tell the single executable's
+ * single executable (Node.js SEA, its bundle injected) against the Node.js launcher with dist/ and
+ * node_modules/, both from scripts/pack-plugin --release of this machine's Linux (the launcher's with
+ * GENV_PLUGIN_SEA=0), alternating run by run; and, to tell the single executable's
  * own cost from the Node.js versions', the same launcher running the single executable's Node.js
  * (scripts/node-sea's binary) on the same files. Goal: the single executable starts no slower than
  * the launcher (within 1.1×). Runs from the repo after `npm run build`.
@@ -19,14 +19,15 @@ export async function benchRelease(log: (line: string) => void = console.log): P
   const arch = os.arch() === "x64" ? "amd64" : os.arch();
   const scratch = await fs.mkdtemp(path.join(os.tmpdir(), "genv-bench-release-"));
   try {
-    const release = path.join(scratch, "release");
-    await execFileAsync(path.join(repoRoot, "scripts", "pack-plugin"), ["--release", release, "--platforms", `linux-${arch} darwin-${arch}`], { maxBuffer: 16 * 1024 * 1024 });
     const executables: Record<"sea" | "launcher", string> = { sea: "", launcher: "" };
-    for (const [variant, platform] of [["sea", `linux-${arch}`], ["launcher", `darwin-${arch}`]] as const) {
+    for (const variant of ["sea", "launcher"] as const) {
+      const release = path.join(scratch, `release-${variant}`);
+      const env = { ...process.env, GENV_PLUGIN_SEA: variant === "sea" ? "1" : "0" };
+      await execFileAsync(path.join(repoRoot, "scripts", "pack-plugin"), ["--release", release, "--platforms", `linux-${arch}`], { env, maxBuffer: 16 * 1024 * 1024 });
       const dir = path.join(scratch, variant);
       await fs.mkdir(dir);
       const version = JSON.parse(await fs.readFile(path.join(repoRoot, "package.json"), "utf8")).version;
-      await execFileAsync("tar", ["-xzf", path.join(release, `pulumi-resource-gemini-environments-v${version}-${platform}.tar.gz`), "-C", dir]);
+      await execFileAsync("tar", ["-xzf", path.join(release, `pulumi-resource-gemini-environments-v${version}-linux-${arch}.tar.gz`), "-C", dir]);
       executables[variant] = path.join(dir, "pulumi-resource-gemini-environments");
     }
     const { stdout: seaTools } = await execFileAsync(path.join(repoRoot, "scripts", "node-sea"));
