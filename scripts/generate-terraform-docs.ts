@@ -88,6 +88,19 @@ provider_installation {
 }
 \`\`\`
 
+Each zip holds one file, the provider's executable (\`terraform-provider-${PROVIDER_NAME}_v<version>\`,
+\`….exe\` on Windows): a single executable that carries its own Node.js, for Linux and macOS (amd64 and
+arm64) and Windows (amd64). Nothing else is needed.
+
+On Windows the mirror is a directory like any other, e.g. \`C:\\terraform-mirror\\registry.terraform.io\\gemini-environments\\${PROVIDER_NAME}\\\`
+holding \`terraform-provider-${PROVIDER_NAME}_<version>_windows_amd64.zip\`, and the CLI configuration is
+\`%APPDATA%\\terraform.rc\` (OpenTofu: \`%APPDATA%\\tofu.rc\`), with \`path = "C:/terraform-mirror"\`.
+
+On macOS the executable is signed ad hoc. Terraform and OpenTofu unpack it from the zip without the
+quarantine attribute (a browser sets it on what it downloads, not on what Terraform unpacks), so
+Gatekeeper lets it run. An executable you copy into place by hand from a browser's download carries
+the attribute, and macOS refuses to run it: clear it with \`xattr -d com.apple.quarantine <file>\`.
+
 ## Example Usage
 
 ${example(root, exampleOf("provider", PROVIDER_NAME))}
