@@ -16,10 +16,13 @@ import { execFile } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, lstatSync, promises as fs } from "node:fs";
 import path from "node:path";
+import { singleExecutableAsset } from "../../provider/contracts/package-identity";
 
 const COMPILER = "/usr/bin/cc";
-// Beside this module: the source tree's file under ts-node and jest, `npm run build`'s copy in dist/.
+// Beside this module: the source tree's file under ts-node and jest, `npm run build`'s copy in dist/;
+// in the plugin's single executable, the asset scripts/pack-plugin injects under this name.
 const SOURCE = path.join(__dirname, "enter.c");
+const SOURCE_ASSET = "enter.c";
 
 let built: Promise<string | undefined> | undefined;
 
@@ -34,7 +37,8 @@ export function sandboxEnterHelper(directory: string): Promise<string | undefine
 
 async function build(directory: string): Promise<string | undefined> {
   if (!existsSync(COMPILER)) return undefined;
-  const source = await fs.readFile(SOURCE).catch(() => undefined);
+  const asset = singleExecutableAsset(SOURCE_ASSET);
+  const source = asset !== undefined ? Buffer.from(asset) : await fs.readFile(SOURCE).catch(() => undefined);
   if (!source) return undefined;
   const helper = path.join(directory, `genv-sandbox-enter-${createHash("sha256").update(source).digest("hex").slice(0, 16)}`);
   if (isRootsExecutable(helper)) return helper;
