@@ -101,7 +101,7 @@ describe("npm run release (scripts/release)", () => {
 
   afterAll(() => fs.promises.rm(scratch, { recursive: true, force: true }));
 
-  test("writes the four plugin tarballs, the npm package, the wheel, the sdist and their checksums, and the Terraform provider's four zips, manifest and SHA256SUMS, all of package.json's version", async () => {
+  test("writes the five plugin tarballs, the npm package, the wheel, the sdist and their checksums, and the Terraform provider's five zips, manifest and SHA256SUMS, all of package.json's version", async () => {
     expect((await fs.promises.readdir(out)).sort()).toEqual([...PLATFORMS.map(plugin), NPM_PACKAGE, WHEEL, SDIST, CHECKSUMS, ...TERRAFORM_FILES].sort());
   });
 
@@ -118,7 +118,7 @@ describe("npm run release (scripts/release)", () => {
     await expect(execFileAsync("sha256sum", ["-c", CHECKSUMS], { cwd: copy })).rejects.toMatchObject({ stdout: expect.stringContaining(`${NPM_PACKAGE}: FAILED`) });
   });
 
-  test("the Terraform SHA256SUMS lists the four zips and the manifest, and sha256sum -c verifies them (a changed zip fails)", async () => {
+  test("the Terraform SHA256SUMS lists the five zips and the manifest, and sha256sum -c verifies them (a changed zip fails)", async () => {
     const lines = (await fs.promises.readFile(path.join(out, TF_SUMS), "utf8")).trim().split("\n");
     expect(lines.map((line) => line.split("  ")[1]).sort()).toEqual([...PLATFORMS.map(terraformZip), TF_MANIFEST].sort());
     for (const line of lines) expect(line).toMatch(/^[0-9a-f]{64} {2}\S+$/);
