@@ -231,7 +231,7 @@ describe("npm run release (scripts/release)", () => {
       });
     } else {
       test("are Mach-O binaries of their CPU with the blob in the segment NODE_SEA, signed ad hoc again: every page hash matches the file", () => {
-        for (const { role, binary } of executables) {
+        for (const { role, file, binary } of executables) {
           const macho = readMachO(binary);
           expect(macho.cpuType).toBe(MACHO_CPU[platform]);
           const segment = macho.segments.find((candidate) => candidate.name === "NODE_SEA");
@@ -241,9 +241,11 @@ describe("npm run release (scripts/release)", () => {
           expect(macho.segments.at(-1)?.name).toBe("__LINKEDIT");
           const { signature } = macho;
           expect(signature).toBeDefined();
-          expect({ role, adhoc: (signature!.codeDirectory.flags & CS_ADHOC) !== 0, hashType: signature!.codeDirectory.hashType, pageSize: 2 ** signature!.codeDirectory.pageSizeLog2 }).toEqual({
+          const { flags, hashType, pageSizeLog2, identifier } = signature!.codeDirectory;
+          expect({ role, adhoc: (flags & CS_ADHOC) !== 0, identifier, hashType, pageSize: 2 ** pageSizeLog2 }).toEqual({
             role,
             adhoc: true,
+            identifier: path.basename(file),
             hashType: 2, // SHA-256
             pageSize: 4096,
           });
