@@ -229,9 +229,11 @@ async function packBuilt(repoRoot: string, log: (line: string) => void): Promise
     await fs.promises.mkdir(pkg);
     const tsc = require.resolve("typescript/bin/tsc", { paths: [repoRoot] });
     await execFileAsync(process.execPath, [tsc, "-p", path.join(repoRoot, "tsconfig.build.json"), "--outDir", path.join(pkg, "dist")], { cwd: repoRoot, maxBuffer: 16 * 1024 * 1024 });
-    // What npm run build copies beside the compiled code: the Terraform provider's .proto files, read at run time.
+    // What npm run build copies beside the compiled code, read at run time (and injected into the single
+    // executables): the Terraform provider's .proto files and the sandbox's enter.c.
     const protos = path.join(repoRoot, "provider", "terraform");
     for (const file of fs.readdirSync(protos).filter((name) => name.endsWith(".proto"))) await fs.promises.copyFile(path.join(protos, file), path.join(pkg, "dist", "provider", "terraform", file));
+    await fs.promises.copyFile(path.join(repoRoot, "emulator", "sandbox", "enter.c"), path.join(pkg, "dist", "emulator", "sandbox", "enter.c"));
     for (const file of ["package.json", "README.md", "schema.json"]) await fs.promises.copyFile(path.join(repoRoot, file), path.join(pkg, file));
     await fs.promises.cp(path.join(repoRoot, "bin"), path.join(pkg, "bin"), { recursive: true });
     await fs.promises.cp(path.join(repoRoot, "policy-pack"), path.join(pkg, "policy-pack"), { recursive: true });
