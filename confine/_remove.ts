@@ -2,12 +2,14 @@
  * Remove: names unlinked in the directory that holds them, so a swapped-in symlink loses the link,
  * never its target.
  *
- * Synchronous within a directory: an lstat, unlink or rmdir is microseconds of work, where a
+ * Synchronous within a directory for what is microseconds of work, an lstat or an unlink, where a
  * thread-pool round trip per name was most of a small tree's delete (about 1.5 ms of a 3-file
- * environment's 2). The walk yields to the event loop at each directory and every few hundred names,
- * so a large tree does not hold up other requests.
+ * environment's 2). Not an rmdir: where freeing a block is slow (ext4 mounted with `discard`, as
+ * cloud VMs' disks often are) it takes milliseconds, 2.5 ms a directory on the development machine,
+ * and synchronous it held every other request up for that long. The walk yields to the event loop
+ * at each directory and every few hundred names, so a large tree does not hold up other requests.
  */
-import { closeSync, lstatSync, readdirSync, rmdirSync, unlinkSync, type Stats } from "node:fs";
+import { closeSync, lstatSync, promises as fs, readdirSync, unlinkSync, type Stats } from "node:fs";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { entryIn, MAX_RETRIES, NAMES_PER_TURN, openDirectorySync } from "./_directory";
 import { errno } from "./_errors";
@@ -27,7 +29,7 @@ export async function removeTree(trustedPath: string): Promise<void> {
   } finally {
     closeSync(fd);
   }
-  rmdirSync(trustedPath);
+  await fs.rmdir(trustedPath);
 }
 
 /**
@@ -66,7 +68,7 @@ async function removeEntry(fd: number, name: string, progress: { removed: number
           closeSync(child);
         }
       }
-      rmdirSync(entry);
+      await fs.rmdir(entry);
       return;
     } catch (error) {
       const code = errno(error);

@@ -179,6 +179,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
       });
       await egress.close();
       await uploads.close();
+      await trees.emptied();
       store.close();
       if (options.inMemory) await fs.rm(dataDir, { recursive: true, force: true });
     },

@@ -56,6 +56,8 @@ export class TreeStore {
   readonly uploadsDir: string;
   /** Recursive listings by tree, version and path, so that paging a large tree walks it once. */
   private readonly listings = new Map<string, TreeEntry[]>();
+  /** The removed trees' deletion, one after another (`remove`). */
+  private emptying: Promise<void> = Promise.resolve();
 
   /**
    * @param owner who the sandbox runs as on the host, when that is not the emulator's own user: the
@@ -117,7 +119,11 @@ export class TreeStore {
     await removeTree(dir);
   }
 
-  /** Moves the tree out of `trees/` at once, then deletes it; a crash in between leaves only tmp garbage. */
+  /**
+   * Moves the tree out of `trees/` at once, and deletes its files after: the environment is gone
+   * when this returns, its files soon after (`emptied`). A crash in between leaves only tmp garbage,
+   * which the next start-up's `sweep` removes.
+   */
   async remove(id: string): Promise<void> {
     for (const key of this.listings.keys()) if (key.startsWith(`${id}\0`)) this.listings.delete(key);
     const trash = path.join(this.tmpDir, `trash-${id}-${randomBytes(4).toString("hex")}`);
@@ -128,11 +134,20 @@ export class TreeStore {
       throw error;
     }
     await removeHostView(this.treePath(id));
+    // Emptied one tree after another, behind the answer: a delete's own wait was most of a
+    // `pulumi destroy` of 1,000 on the emulator (10 ms a 4-directory tree where an rmdir is slow).
     // A tool call still running in it may keep writing until its sandbox ends: then the trash is
-    // emptied once the call is over (and at the next start, `sweep`, should the emulator stop first).
-    await removeTree(trash).catch(() => {
-      void this.exclusive(id, () => removeTree(trash)).catch(() => undefined);
-    });
+    // emptied once the call is over.
+    this.emptying = this.emptying.then(() =>
+      removeTree(trash).catch(() => {
+        void this.exclusive(id, () => removeTree(trash)).catch(() => undefined);
+      }),
+    );
+  }
+
+  /** Resolves once the trees removed so far are deleted from disk (the ones a running tool call holds aside). */
+  emptied(): Promise<void> {
+    return this.emptying;
   }
 
   /**
