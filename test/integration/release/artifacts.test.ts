@@ -96,13 +96,21 @@ describe("npm run release (scripts/release)", () => {
     if (!fs.existsSync(path.join(repoRoot, "dist", "provider", "plugin", "main.js"))) throw new Error("dist/ is missing: run npm run build first");
     scratch = await fs.promises.mkdtemp(path.join(os.tmpdir(), "genv-release-"));
     out = path.join(scratch, "release");
-    ({ stderr: releaseLog } = await runCommand([path.join(repoRoot, "scripts", "release"), "--out", out], { cwd: repoRoot, timeoutMs: left() }));
+    // Unsigned: the signed release is test/e2e/registry-install.test.ts's.
+    const { GPG_FINGERPRINT: _, ...env } = process.env;
+    ({ stderr: releaseLog } = await runCommand([path.join(repoRoot, "scripts", "release"), "--out", out], { cwd: repoRoot, env, timeoutMs: left() }));
   }, RELEASE_TIMEOUT_MS);
 
   afterAll(() => fs.promises.rm(scratch, { recursive: true, force: true }));
 
   test("writes the five plugin tarballs, the npm package, the wheel, the sdist and their checksums, and the Terraform provider's five zips, manifest and SHA256SUMS, all of package.json's version", async () => {
     expect((await fs.promises.readdir(out)).sort()).toEqual([...PLATFORMS.map(plugin), NPM_PACKAGE, WHEEL, SDIST, CHECKSUMS, ...TERRAFORM_FILES].sort());
+  });
+
+  test("without GPG_FINGERPRINT, signs nothing (no _SHA256SUMS.sig, above) and says so in one line", () => {
+    expect(releaseLog.split("\n").filter((line) => line.includes("GPG_FINGERPRINT"))).toEqual([
+      "release: GPG_FINGERPRINT is not set: the Terraform provider's _SHA256SUMS will not be signed (a registry needs its .sig: docs/releasing.md)",
+    ]);
   });
 
   test("the checksums file has one SHA-256 line per artifact, and sha256sum -c verifies them", async () => {
