@@ -120,13 +120,16 @@ export function printComparisons(title: string, rows: readonly Comparison[]): vo
   }
 }
 
-/** `genv serve` in its own process, as users run it; `onLogLine` gets its stderr (the request log) line by line. */
+/**
+ * `genv serve` in its own process, as users run it: in memory unless `extraArgs` names a `--data-dir`;
+ * `onLogLine` gets its stderr (the request log) line by line.
+ */
 export async function startServeProcess(
   extraArgs: string[] = [],
   onLogLine?: (line: string) => void,
 ): Promise<{ url: string; key: string; process: ChildProcess; stop(): Promise<void> }> {
   const key = "bench-key";
-  const child = spawn(process.execPath, [path.join(__dirname, "..", "cli", "main.js"), "serve", "--port", "0", "--in-memory", "--api-key", key, ...extraArgs], {
+  const child = spawn(process.execPath, [path.join(__dirname, "..", "cli", "main.js"), "serve", "--port", "0", ...(extraArgs.includes("--data-dir") ? [] : ["--in-memory"]), "--api-key", key, ...extraArgs], {
     stdio: ["ignore", "pipe", onLogLine ? "pipe" : "ignore"],
   });
   if (onLogLine) createInterface({ input: child.stderr! }).on("line", onLogLine);

@@ -5,6 +5,7 @@
  */
 import { parseArgs } from "node:util";
 import { benchApi } from "./api";
+import { benchEmulatorScale } from "./emulator-scale";
 import { benchHooks } from "./hooks";
 import { benchFaults } from "./faults";
 import { benchFleet, DEFAULT_FLEET_SIZES, parseFleetSizes } from "./fleet";
@@ -30,6 +31,7 @@ async function main(): Promise<void> {
   }
   const { only, sizes = DEFAULT_FLEET_SIZES, userOptions } = args;
   if (!only || only === "api") printComparisons("Environments API vs plain tools (median of 5)", await benchApi());
+  if (!only || only === "emulator-scale") printComparisons("genv serve holding 10,000 environments vs holding 20 (medians, alternating)", await benchEmulatorScale());
   if (!only || only === "hooks") printComparisons("Hooks runtime and :executeTool vs bare scripts (medians of 21; of 101 for the sandbox call)", await benchHooks());
   if (!only || only === "fleet") printComparisons(`pulumi up/destroy of ${sizes.join(", ")} environments: plugin, dynamic provider, sdk script, the engine's floor (medians, variants alternating)`, await benchFleet({ sizes, userOptions }));
   if (!only || only === "policy") printComparisons("Guardrails as code: policy cases at preview, a hook edit in place vs replacement (medians of 5, alternating)", await benchPolicy());
