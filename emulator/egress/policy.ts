@@ -53,6 +53,13 @@ export function networkDisabled(network: Network | undefined): boolean {
   return network === "disabled" || (network !== undefined && network.allowlist === "disabled");
 }
 
+/** Lower case, without brackets and one trailing dot: the form routes and policy compare. */
+export function normaliseHost(host: string): string {
+  const bare = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
+  const lower = bare.toLowerCase();
+  return lower.endsWith(".") ? lower.slice(0, -1) : lower;
+}
+
 /** Why `host` may not be reached under `network`, or undefined when it may. Never quotes a secret. */
 export function policyRefusal(network: Network | undefined, host: string): string | undefined {
   if (egressAllowed(network, host)) return undefined;

@@ -25,7 +25,8 @@ import tls from "node:tls";
 import type { Network } from "../../client/schemas";
 import { processGone, selfIdentity } from "../process-identity";
 import { loadOrCreateCa, newKeyPair, signLeaf, type CertificateAuthority, type KeyPair } from "./ca";
-import { endToEndHeaders, normaliseHost, openUpstream, parseRoutes, resolveUpstream, type Upstream, type UpstreamConfig } from "./upstream";
+import { normaliseHost } from "./policy";
+import { endToEndHeaders, openUpstream, parseRoutes, resolveUpstream, type Upstream, type UpstreamConfig } from "./upstream";
 import { deliverThrough, type HttpHookDelivery, type HttpHookRequest } from "./hook-delivery";
 import { networkDisabled, type CredentialResolver } from "./policy";
 

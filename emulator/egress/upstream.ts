@@ -9,7 +9,7 @@ import { isIP, type LookupFunction } from "node:net";
 import { checkServerIdentity, rootCertificates, type PeerCertificate } from "node:tls";
 import type { Network } from "../../client/schemas";
 import { resolveChecked, type CheckedAddress } from "./_resolve";
-import { injectionFor, policyRefusal, type CredentialResolver } from "./policy";
+import { injectionFor, normaliseHost, policyRefusal, type CredentialResolver } from "./policy";
 
 /** What every upstream request of one proxy shares. */
 export interface UpstreamConfig {
@@ -47,13 +47,6 @@ const HOP_BY_HOP = new Set([
   "te", "trailer", "transfer-encoding", "upgrade",
 ]);
 const DEFAULT_PORT = { "http:": 80, "https:": 443 } as const;
-
-/** Lower case, without brackets and one trailing dot: the form routes and policy compare. */
-export function normaliseHost(host: string): string {
-  const bare = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
-  const lower = bare.toLowerCase();
-  return lower.endsWith(".") ? lower.slice(0, -1) : lower;
-}
 
 /** Parses `--egress-route` values up front (fail fast): host → `http(s)://host:port` without a path. */
 export function parseRoutes(routes: Readonly<Record<string, string>> | undefined): Map<string, URL> {
