@@ -53,7 +53,7 @@ const blocks = [
 test.each(blocks)("$file lists every attribute the provider serves, nested ones in their section, secrets marked Sensitive", ({ file, block }) => {
   const page = pages[file];
   const check = (attributes: TerraformAttribute[], parent: string) => {
-    const section = parent === "" ? page.slice(page.indexOf("## Schema")) : page.slice(page.indexOf(`### Nested Schema for \`${parent}\``));
+    const section = sectionOf(page, parent === "" ? "## Schema\n" : `### Nested Schema for \`${parent}\`\n`);
     for (const attribute of attributes) {
       const line = section.split("\n").find((candidate) => candidate.startsWith(`- \`${attribute.name}\` (`));
       expect(line).toBeDefined();
@@ -65,6 +65,25 @@ test.each(blocks)("$file lists every attribute the provider serves, nested ones 
   // A required attribute is under Required, a computed-only one under Read-Only.
   const required = block.attributes.filter((attribute) => attribute.required).map((attribute) => attribute.name);
   if (required.length > 0) expect(page).toContain(`### Required\n\n- \`${[...required].sort()[0]}\``);
+});
+
+/**
+ * The text under `heading`, up to the next section (a nested schema, or the next `##` heading): an
+ * attribute listed in another section does not count for this one.
+ */
+function sectionOf(page: string, heading: string): string {
+  const start = page.indexOf(heading);
+  expect(start).toBeGreaterThanOrEqual(0);
+  const body = page.slice(start + heading.length);
+  const end = body.search(/^(<a id="nestedatt--|### Nested Schema for |#{1,2} )/m);
+  return end < 0 ? body : body.slice(0, end);
+}
+
+test("a section is its own lines: an attribute of a nested schema does not stand in for a missing top-level one", () => {
+  const page = ["## Schema", "", "### Optional", "", "- `network` (Attributes)", "", '<a id="nestedatt--network"></a>', "### Nested Schema for `network`", "", "Optional:", "", "- `disabled` (Boolean)", "", "## Import", ""].join("\n");
+  expect(sectionOf(page, "## Schema\n")).toContain("### Optional\n\n- `network`");
+  expect(sectionOf(page, "## Schema\n")).not.toContain("`disabled`");
+  expect(sectionOf(page, "### Nested Schema for `network`\n")).toBe("\nOptional:\n\n- `disabled` (Boolean)\n\n");
 });
 
 test.each(blocks)("$file shows its example, $example, whole", ({ file, example }) => {

@@ -43,9 +43,57 @@ test("an edited file is an update in place: no replacement, what the update chan
   expect(planned).toMatchObject({ id: "env_1", created: prior.created, file_count: UNKNOWN, updated: UNKNOWN, drifted_hook_files: null });
 });
 
-test("a network change replaces at its path", async () => {
+test("a network change replaces at the paths it changes, exactly: disabled went, allowlist came", async () => {
   const { requires_replace } = await plan((proposed) => (proposed.network = { allowlist: [{ domain: "api.example.com", credential: null, transform: null }], disabled: null }));
-  expect(requires_replace).toEqual(expect.arrayContaining([{ steps: [{ attribute_name: "network" }, { attribute_name: "allowlist" }] }]));
+  expect(requires_replace).toEqual([
+    { steps: [{ attribute_name: "network" }, { attribute_name: "disabled" }] },
+    { steps: [{ attribute_name: "network" }, { attribute_name: "allowlist" }] },
+  ]);
+});
+
+test("a create plans the configuration as it is and every computed attribute unknown", async () => {
+  const proposed = { ...terraformValue(attributes, {}), sources: prior.sources, network: prior.network };
+  const response = (await terraformProvider().PlanResourceChange({
+    type_name: "geminienvironments_environment",
+    prior_state: encodeValue(null),
+    proposed_new_state: encodeValue(proposed),
+    config: encodeValue(proposed),
+    prior_private: Buffer.alloc(0),
+  })) as { planned_state: never; requires_replace: unknown[] };
+  const computed = attributes.filter((attribute) => attribute.computed).map((attribute) => attribute.name);
+  expect(computed).toEqual(["id", "status", "created", "updated", "last_accessed", "file_count", "size_bytes", "environment_key", "drifted_hook_files"]);
+  expect(decodeValue(response.planned_state)).toEqual({ ...proposed, ...Object.fromEntries(computed.map((name) => [name, UNKNOWN])) });
+  expect(response.requires_replace).toEqual([]);
+});
+
+test("a destroy plans a null state, and replaces nothing", async () => {
+  const response = (await terraformProvider().PlanResourceChange({
+    type_name: "geminienvironments_environment",
+    prior_state: encodeValue(prior),
+    proposed_new_state: encodeValue(null),
+    config: encodeValue(null),
+    prior_private: Buffer.from("kept"),
+  })) as { planned_state: never; requires_replace: unknown[]; planned_private: Buffer; diagnostics: unknown[] };
+  expect(decodeValue(response.planned_state)).toBeNull();
+  expect(response).toMatchObject({ requires_replace: [], diagnostics: [], planned_private: Buffer.from("kept") });
+});
+
+describe("UpgradeResourceState", () => {
+  const upgrade = (version: number, stored: object) =>
+    terraformProvider().UpgradeResourceState({ type_name: "geminienvironments_environment", version, raw_state: { json: Buffer.from(JSON.stringify(stored)) } }) as Promise<{ upgraded_state: never; diagnostics: unknown[] }>;
+
+  test("a stored state of this version, as JSON, comes back in the schema's shape: an attribute it lacks null, one the schema dropped gone", async () => {
+    const { last_accessed: _, ...older } = prior;
+    const { upgraded_state, diagnostics } = await upgrade(0, { ...older, retired_attribute: "from an older provider" });
+    expect(diagnostics).toEqual([]);
+    expect(decodeValue(upgraded_state)).toEqual({ ...prior, last_accessed: null });
+  });
+
+  test("a state from a newer provider is refused, saying to upgrade the provider", async () => {
+    await expect(upgrade(1, prior)).rejects.toThrow(
+      "the state of this geminienvironments_environment was written by a newer version of the provider (schema version 1, this one knows 0): upgrade the provider",
+    );
+  });
 });
 
 test("values not known until apply stay unknown: a file's content updates in place, a whole list or the network may replace", async () => {
