@@ -21,9 +21,10 @@ import { PartialUpdateError, type ResourceCore } from "../contracts/resource-cor
 import { UNKNOWN } from "../environment/inputs";
 import { errorDiagnostic, failureDiagnostic, parsePath, terraformPath, type Diagnostic } from "./diagnostics";
 import { readHooks } from "./hooks";
-import { DATA_SOURCE_FUNCTIONS, PROVIDER_NAME, terraformSchema, type TerraformAttribute, type TerraformBlock } from "./schema";
+import { DATA_SOURCE_FUNCTIONS, PROVIDER_NAME, WRITE_ONLY_ENGINES, terraformSchema, type TerraformAttribute, type TerraformBlock } from "./schema";
 import { coreValue, conformed, decodeValue, encodeValue, hasUnknown, terraformValue, type DynamicValue, type TerraformObject } from "./values";
 import { upgradeState } from "./upgrade";
+import { FUNCTIONS } from "./functions";
 import { createCredentialRecorded, createRecorded, settle } from "./_pending-creates";
 
 type AnyCore = ResourceCore<object, object>;
@@ -35,6 +36,8 @@ interface ResourceType {
   kept: readonly string[];
   /** Computed attributes an update empties (planned null): hook files found rewritten are uploaded again. */
   cleared: readonly string[];
+  /** Its identity (protocol 6.9, Terraform and OpenTofu 1.12): the one attribute that names it for good. */
+  identity: { attribute: string; description: string };
 }
 
 const RESOURCES: Record<string, Omit<ResourceType, "block">> = {
@@ -42,11 +45,13 @@ const RESOURCES: Record<string, Omit<ResourceType, "block">> = {
     core: () => (require("../environment/core") as typeof import("../environment/core")).environmentCore as unknown as AnyCore,
     kept: ["id", "created", "environment_key"],
     cleared: ["drifted_hook_files"],
+    identity: { attribute: "id", description: "The environment's id, e.g. `env_abc123`." },
   },
   [`${PROVIDER_NAME}_credential`]: {
     core: () => (require("../credential/core") as typeof import("../credential/core")).credentialCore as unknown as AnyCore,
     kept: ["id", "create_time"],
     cleared: [],
+    identity: { attribute: "credential_id", description: "The credential's id, e.g. `gh-token`." },
   },
 };
 
@@ -91,6 +96,7 @@ export function terraformProvider(): Handlers {
         server_capabilities: CAPABILITIES,
         resources: Object.keys(schema.resources).map((type_name) => ({ type_name })),
         data_sources: Object.keys(schema.dataSources).map((type_name) => ({ type_name })),
+        functions: Object.keys(FUNCTIONS).map((name) => ({ name })),
         diagnostics: [],
       };
     },
@@ -102,9 +108,41 @@ export function terraformProvider(): Handlers {
         provider: protoSchema(schema.provider),
         resource_schemas: blocks(schema.resources),
         data_source_schemas: blocks(schema.dataSources),
+        functions: protoFunctions(),
         server_capabilities: CAPABILITIES,
         diagnostics: [],
       };
+    },
+
+    async GetResourceIdentitySchemas() {
+      const identity_schemas = Object.fromEntries(
+        Object.entries(RESOURCES).map(([name, { identity }]) => [
+          name,
+          { version: IDENTITY_VERSION, identity_attributes: [{ name: identity.attribute, type: Buffer.from(JSON.stringify("string")), required_for_import: true, description: identity.description }] },
+        ]),
+      );
+      return { identity_schemas, diagnostics: [] };
+    },
+
+    async UpgradeResourceIdentity({ type_name, version, raw_identity }) {
+      const type = resourceType(type_name as string);
+      if (Number(version ?? 0) > IDENTITY_VERSION) {
+        return { diagnostics: [{ severity: "ERROR", summary: `the identity of this ${String(type_name)} was written by a newer version of the provider (identity version ${String(version)}, this one knows ${IDENTITY_VERSION}): upgrade the provider`, detail: "" }] };
+      }
+      const stored = (decodeValue(raw_identity as DynamicValue) ?? {}) as TerraformObject;
+      return { upgraded_identity: identityData(type, stored), diagnostics: [] };
+    },
+
+    async GetFunctions() {
+      return { functions: protoFunctions(), diagnostics: [] };
+    },
+
+    async CallFunction({ name, arguments: args }) {
+      const found = FUNCTIONS[name as string];
+      if (!found) return { error: { text: `unknown function ${String(name)} (this provider serves ${Object.keys(FUNCTIONS).join(", ")})` } };
+      const answer = found.call((args as DynamicValue[]).map((value) => decodeValue(value)));
+      if ("error" in answer) return { error: { text: answer.error, ...(answer.argument !== undefined && { function_argument: answer.argument }) } };
+      return { result: encodeValue(answer.result) };
     },
 
     async ValidateProviderConfig({ config }) {
@@ -124,10 +162,13 @@ export function terraformProvider(): Handlers {
       return { diagnostics: [] };
     },
 
-    async ValidateResourceConfig({ type_name, config }) {
+    async ValidateResourceConfig({ type_name, config, client_capabilities }) {
       const type = resourceType(type_name as string);
-      const { failures } = type.core().check({}, coreValue(inputsOf(type.block), decodeValue(config as DynamicValue)));
-      return { diagnostics: failures.map((failure) => failureDiagnostic(type.block.attributes, failure)) };
+      const configured = (decodeValue(config as DynamicValue) ?? {}) as TerraformObject;
+      const allowed = (client_capabilities as { write_only_attributes_allowed?: boolean } | null)?.write_only_attributes_allowed === true;
+      const { failures } = type.core().check({}, coreValue(coreInputsOf(type.block), configured));
+      const named = namedAttributes(type.block, configured);
+      return { diagnostics: [...writeOnlyDiagnostics(type.block, configured, allowed), ...failures.map((failure) => failureDiagnostic(named, failure))] };
     },
 
     async UpgradeResourceState({ type_name, version, raw_state }) {
@@ -145,23 +186,37 @@ export function terraformProvider(): Handlers {
       const result = await type.core().read(providerClient(), String(current.id), coreValue(type.block.attributes, current));
       // Gone (deleted outside Terraform): a null state, which Terraform removes and plans to create again.
       if (!result) return { new_state: encodeValue(null), diagnostics: [], private: privateState };
-      return { new_state: encodeValue({ ...current, ...computedValue(type.block, result.outs, result.id) }), diagnostics: [], private: privateState };
+      const state = { ...current, ...computedValue(type.block, result.outs, result.id) };
+      return { new_state: encodeValue(state), new_identity: identityData(type, state), diagnostics: [], private: privateState };
     },
 
-    async PlanResourceChange({ type_name, prior_state, proposed_new_state, prior_private }) {
+    async PlanResourceChange({ type_name, prior_state, proposed_new_state, config, prior_private }) {
       const type = resourceType(type_name as string);
-      const proposed = decodeValue(proposed_new_state as DynamicValue) as TerraformObject | null;
+      const configured = (decodeValue(config as DynamicValue) ?? {}) as TerraformObject;
+      const proposedState = decodeValue(proposed_new_state as DynamicValue) as TerraformObject | null;
       const prior = decodeValue(prior_state as DynamicValue) as TerraformObject | null;
-      const planned = (state: unknown, requires_replace: unknown[] = []) => ({ planned_state: encodeValue(state), requires_replace, planned_private: prior_private, diagnostics: [] });
+      // The identity of what exists stays (a replacement's new one is planned as a create, prior null): a create's is known at apply.
+      const planned = (state: unknown, requires_replace: unknown[] = []) => ({
+        planned_state: encodeValue(state),
+        requires_replace,
+        planned_private: prior_private,
+        ...(prior !== null && state !== null && { planned_identity: identityData(type, prior) }),
+        diagnostics: [],
+      });
       await settle([prior?.id]);
-      if (proposed === null) return planned(null); // destroy
+      if (proposedState === null) return planned(null); // destroy
+      // A write-only value is checked, but planned as null: neither plan nor state holds it.
+      const proposed = withoutWriteOnly(type.block, proposedState, configured);
+      const writeOnly = writeOnlyValues(type.block, configured);
       const core = type.core();
-      const checked = core.check({}, coreValue(inputsOf(type.block), proposed));
-      if (checked.failures.length > 0) return { diagnostics: checked.failures.map((failure) => failureDiagnostic(type.block.attributes, failure)) };
+      const checked = core.check({}, coreValue(coreInputsOf(type.block), { ...proposed, ...writeOnly }));
+      if (checked.failures.length > 0) return { diagnostics: checked.failures.map((failure) => failureDiagnostic(namedAttributes(type.block, configured), failure)) };
       const computed = type.block.attributes.filter((attribute) => attribute.computed);
       if (prior === null) return planned({ ...proposed, ...Object.fromEntries(computed.map((attribute) => [attribute.name, UNKNOWN])) });
 
-      const diff = core.diff(coreValue(type.block.attributes, prior), checked.inputs);
+      // What the state holds is compared: a write-only value never is (its version is, an input like any other).
+      const stateInputs = Object.keys(writeOnly).length === 0 ? checked.inputs : core.check({}, coreValue(coreInputsOf(type.block), proposed)).inputs;
+      const diff = core.diff(coreValue(type.block.attributes, prior), stateInputs);
       const replace = [...diff.changes].filter(([, change]) => change.replace).map(([path]) => terraformPath(type.block.attributes, parsePath(path).path).attribute);
       const inputsChanged = inputsOf(type.block).some((attribute) => JSON.stringify(proposed[attribute.name]) !== JSON.stringify(prior[attribute.name]));
       if (diff.changes.size === 0 && !inputsChanged) return planned(proposed);
@@ -170,19 +225,29 @@ export function terraformProvider(): Handlers {
       return planned({ ...proposed, ...Object.fromEntries(unknowns) }, replace);
     },
 
-    async ApplyResourceChange({ type_name, prior_state, planned_state, planned_private }) {
+    async ApplyResourceChange({ type_name, prior_state, planned_state, config, planned_private }) {
       const type = resourceType(type_name as string);
       const core = type.core();
       const prior = decodeValue(prior_state as DynamicValue) as TerraformObject | null;
       const plannedState = decodeValue(planned_state as DynamicValue) as TerraformObject | null;
-      const answer = (state: unknown, diagnostics: Diagnostic[] = []) => ({ new_state: encodeValue(state), private: planned_private, diagnostics });
+      const configured = (decodeValue(config as DynamicValue) ?? {}) as TerraformObject;
+      const answer = (state: TerraformObject | null, diagnostics: Diagnostic[] = []) => ({
+        new_state: encodeValue(state && withoutWriteOnly(type.block, state, configured)),
+        ...(state !== null && { new_identity: identityData(type, state) }),
+        private: planned_private,
+        diagnostics,
+      });
       if (plannedState === null) {
         await core.delete(providerClient(), String(prior!.id));
         return answer(null);
       }
       const inputs = inputsOf(type.block);
-      const { inputs: news, failures } = core.check({}, coreValue(inputs, plannedState));
-      if (failures.length > 0) return { diagnostics: failures.map((failure) => failureDiagnostic(type.block.attributes, failure)) };
+      const writeOnly = writeOnlyValues(type.block, configured);
+      const checked = core.check({}, coreValue(coreInputsOf(type.block), { ...plannedState, ...writeOnly }));
+      if (checked.failures.length > 0) return { diagnostics: checked.failures.map((failure) => failureDiagnostic(namedAttributes(type.block, configured), failure)) };
+      // A write-only value is sent on create, and on update when its version changed: else the API keeps the one it has.
+      const sent = writeOnlySent(type.block, writeOnly, prior, plannedState);
+      const news = Object.keys(sent).length === Object.keys(writeOnly).length ? checked.inputs : core.check({}, coreValue(coreInputsOf(type.block), { ...plannedState, ...sent })).inputs;
       const declared = Object.fromEntries(inputs.map((attribute) => [attribute.name, plannedState[attribute.name]]));
       if (prior === null) {
         const { id, outs } = await created(type_name as string, core, news);
@@ -199,14 +264,20 @@ export function terraformProvider(): Handlers {
       }
     },
 
-    async ImportResourceState({ type_name, id }) {
+    async ImportResourceState({ type_name, id: importId, identity }) {
       const type = resourceType(type_name as string);
-      const result = await type.core().read(providerClient(), String(id), undefined);
-      if (!result) {
-        return { imported_resources: [], diagnostics: [{ severity: "ERROR", summary: `${type_name} ${String(id)} does not exist for this API key: check the id and the provider's api_key and base_url`, detail: "" }] };
+      // By id (`terraform import`, an import block's `id`), or by identity (an import block's `identity = { id = … }`).
+      const identified = (decodeValue((identity as { identity_data?: DynamicValue } | null)?.identity_data) ?? {}) as TerraformObject;
+      const id = importId ? String(importId) : identified[type.identity.attribute];
+      if (typeof id !== "string" || id === "") {
+        return { imported_resources: [], diagnostics: [{ severity: "ERROR", summary: `import of ${String(type_name)}: give its id, or an identity with ${type.identity.attribute} (e.g. identity = { ${type.identity.attribute} = "…" })`, detail: "" }] };
       }
-      const state = { ...terraformValue(inputsOf(type.block), result.inputs), ...computedValue(type.block, result.outs, result.id) };
-      return { imported_resources: [{ type_name, state: encodeValue(state), private: Buffer.alloc(0) }], diagnostics: [] };
+      const result = await type.core().read(providerClient(), id, undefined);
+      if (!result) {
+        return { imported_resources: [], diagnostics: [{ severity: "ERROR", summary: `${type_name} ${id} does not exist for this API key: check the id and the provider's api_key and base_url`, detail: "" }] };
+      }
+      const state = withoutWriteOnly(type.block, { ...terraformValue(inputsOf(type.block), result.inputs), ...computedValue(type.block, result.outs, result.id) }, {});
+      return { imported_resources: [{ type_name, state: encodeValue(state), identity: identityData(type, state), private: Buffer.alloc(0) }], diagnostics: [] };
     },
 
     async ValidateDataResourceConfig({ type_name, config }) {
@@ -299,9 +370,91 @@ function dataBlock(name: string): TerraformBlock {
   return block;
 }
 
+/** The identity schemas' version: bump it when an identity changes shape, and teach UpgradeResourceIdentity. */
+const IDENTITY_VERSION = 0;
+
+/** A resource's identity, from its state: `{ id }`, `{ credential_id }`. */
+function identityData(type: ResourceType, state: TerraformObject): Response {
+  const attribute = type.identity.attribute;
+  return { identity_data: encodeValue({ [attribute]: state[attribute] ?? null }) };
+}
+
 /** A resource's input attributes: what the configuration sets. */
 function inputsOf(block: TerraformBlock): TerraformAttribute[] {
   return block.attributes.filter((attribute) => !attribute.computed);
+}
+
+/** The inputs the core takes: all but a write-only attribute's version, which is Terraform's alone. */
+function coreInputsOf(block: TerraformBlock): TerraformAttribute[] {
+  return inputsOf(block).filter((attribute) => attribute.versionOf === undefined);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Write-only attributes (`token_wo`, with `token_wo_version`)
+// ---------------------------------------------------------------------------------------------
+
+const isSet = (value: unknown) => value !== null && value !== undefined;
+
+/** The write-only attributes the configuration sets, by name. */
+function writeOnlyValues(block: TerraformBlock, configured: TerraformObject): TerraformObject {
+  return Object.fromEntries(block.attributes.filter((attribute) => attribute.writeOnly && isSet(configured[attribute.name])).map((attribute) => [attribute.name, configured[attribute.name]]));
+}
+
+/** Those to send: every one on create; on update, those whose version changed. */
+function writeOnlySent(block: TerraformBlock, writeOnly: TerraformObject, prior: TerraformObject | null, planned: TerraformObject): TerraformObject {
+  if (prior === null) return writeOnly;
+  const changed = (name: string) => {
+    const version = block.attributes.find((attribute) => attribute.name === name)!.writeOnly!.version;
+    return JSON.stringify(planned[version] ?? null) !== JSON.stringify(prior[version] ?? null);
+  };
+  return Object.fromEntries(Object.entries(writeOnly).filter(([name]) => changed(name)));
+}
+
+/**
+ * A state or plan without a secret in it: each write-only attribute null, and so is the plain
+ * attribute of one the configuration sets (a core's outputs restate the secret it sent, as `token`).
+ */
+function withoutWriteOnly(block: TerraformBlock, state: TerraformObject, configured: TerraformObject): TerraformObject {
+  const cleared = { ...state };
+  for (const attribute of block.attributes) {
+    if (!attribute.writeOnly) continue;
+    cleared[attribute.name] = null;
+    if (isSet(configured[attribute.name])) cleared[attribute.writeOnly.plain] = null;
+  }
+  return cleared;
+}
+
+/**
+ * The attributes a check failure is named by: a failure about `token` names `token_wo` when that is
+ * what the configuration sets (both share the core's property).
+ */
+function namedAttributes(block: TerraformBlock, configured: TerraformObject): TerraformAttribute[] {
+  const replaced = new Set(block.attributes.filter((attribute) => attribute.writeOnly && isSet(configured[attribute.name])).map((attribute) => attribute.writeOnly!.plain));
+  return block.attributes.filter((attribute) => !replaced.has(attribute.name));
+}
+
+/**
+ * A write-only attribute needs an engine that keeps it out of the state (it says so in
+ * ValidateResourceConfig's client capabilities); it conflicts with its plain attribute; its version
+ * means nothing without it.
+ */
+function writeOnlyDiagnostics(block: TerraformBlock, configured: TerraformObject, allowed: boolean): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  const at = (name: string, summary: string): Diagnostic => ({ severity: "ERROR", summary, detail: "", attribute: { steps: [{ attribute_name: name }] } });
+  for (const attribute of block.attributes) {
+    if (!attribute.writeOnly) continue;
+    const { name, writeOnly } = attribute;
+    if (isSet(configured[name]) && isSet(configured[writeOnly.plain])) {
+      diagnostics.push(at(name, `${writeOnly.plain} and ${name}: set one of them, not both (${name} is write-only: the secret stays out of plan and state)`));
+    }
+    if (isSet(configured[name]) && !allowed) {
+      diagnostics.push(at(name, `${name}: this engine does not take write-only attributes (${WRITE_ONLY_ENGINES} do): upgrade it, or set ${writeOnly.plain}, which the state keeps (sensitive)`));
+    }
+    if (isSet(configured[writeOnly.version]) && !isSet(configured[name])) {
+      diagnostics.push(at(writeOnly.version, `${writeOnly.version}: set without ${name}: set ${name}, the secret it versions, or remove ${writeOnly.version}`));
+    }
+  }
+  return diagnostics;
 }
 
 /** A data source's arguments. */
@@ -324,6 +477,30 @@ function hooksDiagnostics(read: ReturnType<typeof readHooks>): Diagnostic[] {
   return [...read.errors.map(at("ERROR")), ...read.warnings.map(at("WARNING"))];
 }
 
+/** The functions as GetFunctions and GetProviderSchema send them. */
+function protoFunctions(): Record<string, Response> {
+  const type = (cty: unknown) => Buffer.from(JSON.stringify(cty));
+  return Object.fromEntries(
+    Object.entries(FUNCTIONS).map(([name, found]) => [
+      name,
+      {
+        parameters: found.parameters.map((parameter) => ({
+          name: parameter.name,
+          type: type(parameter.type),
+          allow_null_value: parameter.allowNull,
+          allow_unknown_values: false,
+          description: parameter.description,
+          description_kind: "MARKDOWN",
+        })),
+        return: { type: type(found.returns) },
+        summary: found.summary,
+        description: found.description,
+        description_kind: "MARKDOWN",
+      },
+    ]),
+  );
+}
+
 /** A block as GetProviderSchema sends it. */
 function protoSchema(block: TerraformBlock): Response {
   return { version: block.version, block: { version: block.version, attributes: block.attributes.map(protoAttribute), description: block.description, description_kind: "MARKDOWN" } };
@@ -340,5 +517,6 @@ function protoAttribute(attribute: TerraformAttribute): Response {
     optional: attribute.optional,
     computed: attribute.computed,
     sensitive: attribute.sensitive,
+    write_only: attribute.writeOnly !== undefined,
   };
 }

@@ -51,6 +51,14 @@ export interface TerraformAttribute {
   nested?: { nesting: "single" | "list"; attributes: TerraformAttribute[] };
   /** A JSON object carried as a string (`custom_config`). */
   json?: boolean;
+  /**
+   * Write-only (protocol 6.8, Terraform and OpenTofu 1.11): sent in the configuration, kept in neither
+   * plan nor state; `version` names the attribute whose change sends it again (`token_wo_version`).
+   * Its `property` is the secret's own (`token`), so the core receives it as it receives `token`.
+   */
+  writeOnly?: { version: string; plain: string };
+  /** The version of a write-only attribute (its name): Terraform's alone, never the core's. */
+  versionOf?: string;
 }
 
 export interface TerraformBlock {
@@ -109,8 +117,13 @@ export function terraformSchema(): TerraformSchema {
         attributes: [
           idAttribute("The credential's id, the same as `credential_id`."),
           ...attributesOf(CredentialInputs, { required: ["credentialId"] }).map((attribute) =>
-            attribute.name === "credential_id" ? { ...attribute, description: CREDENTIAL_ID_DESCRIPTION } : attribute,
+            attribute.name === "credential_id"
+              ? { ...attribute, description: CREDENTIAL_ID_DESCRIPTION }
+              : attribute.sensitive
+                ? { ...attribute, description: `${attribute.description} Kept in the state (sensitive): with ${WRITE_ONLY_ENGINES}, prefer \`${attribute.name}_wo\`.` }
+                : attribute,
           ),
+          ...writeOnlyAttributes(attributesOf(CredentialInputs).filter((attribute) => attribute.sensitive)),
           ...attributesOf(CredentialComputed, { computed: true }),
         ],
       },
@@ -197,6 +210,45 @@ interface Options {
 
 function idAttribute(description: string): TerraformAttribute {
   return { name: "id", property: "id", description, required: false, optional: false, computed: true, sensitive: false, type: "string" };
+}
+
+/** The engines that take write-only attributes, as descriptions and docs say it. */
+export const WRITE_ONLY_ENGINES = "Terraform 1.11 or OpenTofu 1.11 and newer";
+
+/**
+ * `<secret>_wo` and `<secret>_wo_version` for each secret, as aws (`password_wo`), google and vault
+ * offer them: the write-only form keeps the secret out of plan and state; the plain one stays for
+ * older engines.
+ */
+function writeOnlyAttributes(secrets: TerraformAttribute[]): TerraformAttribute[] {
+  return secrets.flatMap((secret) => {
+    const name = `${secret.name}_wo`;
+    const version = `${name}_version`;
+    const what = secret.description.replace(/ \(secret, write-only\)/, "").replace(/\.( A change .*)?$/, "");
+    return [
+      {
+        ...secret,
+        name,
+        description: `${what}, write-only: sent to the API, kept in neither the plan nor the state (${WRITE_ONLY_ENGINES}). Set \`${version}\` with it, and change that to send a new value: a new \`${name}\` alone plans nothing. Conflicts with \`${secret.name}\`.`,
+        writeOnly: { version, plain: secret.name },
+      },
+      {
+        name: version,
+        property: snakeToCamel(version),
+        description: `The version of \`${name}\`: any number you choose; changing it sends \`${name}\` again, in place.`,
+        required: false,
+        optional: true,
+        computed: false,
+        sensitive: false,
+        type: "number" as const,
+        versionOf: name,
+      },
+    ];
+  });
+}
+
+function snakeToCamel(name: string): string {
+  return name.replace(/_([a-z])/g, (_match, letter: string) => letter.toUpperCase());
 }
 
 /** A data source over a function core: its arguments in, its result out (an argument the result repeats stays an argument). */

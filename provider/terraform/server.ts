@@ -8,8 +8,14 @@
  *    only Terraform's, which comes in `PLUGIN_CLIENT_CERT`, trusted.
  * 3. It prints the handshake line on stdout, `1|6|tcp|127.0.0.1:<port>|grpc|<its certificate, base64
  *    DER without padding>`: core protocol 1, plugin protocol 6.
- * 4. Terraform checks the health service's "plugin", calls the provider (tfplugin6.Provider), and
- *    when done `plugin.GRPCController/Shutdown`, after which the plugin exits.
+ * 4. Terraform checks the health service's "plugin", opens `plugin.GRPCStdio/StreamStdio`, calls the
+ *    provider (tfplugin6.Provider), and when done `plugin.GRPCController/Shutdown`, after which the
+ *    plugin exits.
+ *
+ * What the plugin writes on stdout and stderr after the handshake goes through StreamStdio, as a Go
+ * provider's does (go-plugin redirects its os.Stdout and os.Stderr): Terraform writes it into its log
+ * (`TF_LOG`), as `unexpected data: <provider>:stderr`. Until Terraform opens the stream, and after
+ * it closes it, it goes to the process's own stderr, which go-plugin logs too.
  */
 import * as path from "node:path";
 import type * as Grpc from "@grpc/grpc-js";
@@ -65,7 +71,7 @@ export async function serve(load: () => Handlers, env: NodeJS.ProcessEnv = proce
   const grpc = require("@grpc/grpc-js") as typeof Grpc;
   const proto = grpc.loadPackageDefinition(protocolDefinition()) as unknown as {
     tfplugin6: { Provider: Grpc.ServiceClientConstructor };
-    plugin: { GRPCController: Grpc.ServiceClientConstructor };
+    plugin: { GRPCController: Grpc.ServiceClientConstructor; GRPCStdio: Grpc.ServiceClientConstructor };
     grpc: { health: { v1: { Health: Grpc.ServiceClientConstructor } } };
   };
   const server = new grpc.Server({ "grpc.max_receive_message_length": UNLIMITED, "grpc.max_send_message_length": UNLIMITED });
@@ -81,7 +87,11 @@ export async function serve(load: () => Handlers, env: NodeJS.ProcessEnv = proce
       // Every failure is a diagnostic, which Terraform shows with the resource it is about.
       handle(call.request).then(
         (response) => callback(null, response),
-        (error: unknown) => callback(null, { diagnostics: [(require("./diagnostics") as typeof import("./diagnostics")).errorDiagnostic(error)] }),
+        (error: unknown) => {
+          // Its stack, for whoever reads Terraform's log; the diagnostic says what went wrong.
+          process.stderr.write(`${PROVIDER_LOG_PREFIX}${method}: ${error instanceof Error ? error.stack : String(error)}\n`);
+          callback(null, { diagnostics: [(require("./diagnostics") as typeof import("./diagnostics")).errorDiagnostic(error)] });
+        },
       );
     };
   }
@@ -89,12 +99,14 @@ export async function serve(load: () => Handlers, env: NodeJS.ProcessEnv = proce
   server.addService(proto.plugin.GRPCController.service, {
     Shutdown: (_call: unknown, callback: Grpc.sendUnaryData<unknown>) => {
       callback(null, {});
+      stdioStream?.end(); // an end of stream, not a reset, in Terraform's log
       setImmediate(() => {
         server.forceShutdown();
         process.exit(0);
       });
     },
   });
+  server.addService(proto.plugin.GRPCStdio.service, { StreamStdio: streamStdio });
   server.addService(proto.grpc.health.v1.Health.service, {
     Check: (_call: unknown, callback: Grpc.sendUnaryData<unknown>) => callback(null, { status: "SERVING" }),
   });
@@ -107,5 +119,42 @@ export async function serve(load: () => Handlers, env: NodeJS.ProcessEnv = proce
   const port = await new Promise<number>((resolve, reject) => server.bindAsync("127.0.0.1:0", credentials, (error, bound) => (error ? reject(error) : resolve(bound))));
   const encoded = certificate ? certificate.certificateDer.toString("base64").replace(/=+$/, "") : "";
   process.stdout.write(`1|${PROTOCOL_VERSION}|tcp|127.0.0.1:${port}|grpc|${encoded}\n`);
+  redirectStdio();
   setImmediate(() => (handlers ??= load()));
+}
+
+/** What starts each line the provider writes into Terraform's log. */
+const PROVIDER_LOG_PREFIX = "terraform-provider-geminienvironments: ";
+
+type Channel = "STDOUT" | "STDERR";
+/** The open StreamStdio call, if Terraform has opened it and not closed it. */
+let stdioStream: Grpc.ServerWritableStream<unknown, { channel: Channel; data: Buffer }> | undefined;
+
+/** StreamStdio: from now on, stdout and stderr go to Terraform through this call, until it ends. */
+function streamStdio(call: Grpc.ServerWritableStream<unknown, { channel: Channel; data: Buffer }>): void {
+  stdioStream = call;
+  const detach = () => {
+    if (stdioStream === call) stdioStream = undefined;
+  };
+  call.on("cancelled", detach);
+  call.on("close", detach);
+  call.on("error", detach);
+}
+
+/** process.stdout and process.stderr, after the handshake line, written to the stdio stream while it is open. */
+function redirectStdio(): void {
+  for (const [stream, channel] of [
+    [process.stdout, "STDOUT"],
+    [process.stderr, "STDERR"],
+  ] as const) {
+    const original = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
+    stream.write = ((chunk: unknown, ...rest: unknown[]) => {
+      if (!stdioStream) return original(chunk, ...rest);
+      const encoding = typeof rest[0] === "string" ? (rest[0] as BufferEncoding) : "utf8";
+      stdioStream.write({ channel, data: typeof chunk === "string" ? Buffer.from(chunk, encoding) : Buffer.from(chunk as Uint8Array) });
+      const callback = rest.find((item) => typeof item === "function") as (() => void) | undefined;
+      callback?.();
+      return true;
+    }) as typeof stream.write;
+  }
 }

@@ -32,7 +32,14 @@ test("objects are nested attributes, not blocks: sources a list, network a singl
 
 test("secrets are sensitive, computed outputs computed, a credential's id required", () => {
   const sensitive = (attributes: TerraformAttribute[]) => attributes.filter((item) => item.sensitive).map((item) => item.name);
-  expect(sensitive(credential)).toEqual(["token", "value", "client_secret", "refresh_token"]);
+  expect(sensitive(credential)).toEqual(["token", "value", "client_secret", "refresh_token", "token_wo", "value_wo", "client_secret_wo", "refresh_token_wo"]);
+  expect(credential.filter((item) => item.writeOnly).map((item) => [item.name, item.writeOnly])).toEqual([
+    ["token_wo", { version: "token_wo_version", plain: "token" }],
+    ["value_wo", { version: "value_wo_version", plain: "value" }],
+    ["client_secret_wo", { version: "client_secret_wo_version", plain: "client_secret" }],
+    ["refresh_token_wo", { version: "refresh_token_wo_version", plain: "refresh_token" }],
+  ]);
+  expect(attribute(credential, "token_wo").description).toMatch(/^bearer_token: the token, write-only: sent to the API, kept in neither the plan nor the state \(Terraform 1\.11 or OpenTofu 1\.11 and newer\)/);
   expect(sensitive(environment)).toEqual(["environment_key"]);
   expect(attribute(environment, "network", "allowlist", "transform").sensitive).toBe(true);
   expect(attribute(schema.provider.attributes, "api_key")).toMatchObject({ sensitive: true, optional: true });
