@@ -54,7 +54,8 @@ const egressAllowed: TerraformFunction = {
     "by the same policy the egress proxy applies (`*` every host, `*.example.com` its subdomains but not the apex, other domains exactly, " +
     "case and a trailing dot ignored; `{ disabled = true }` and an empty allowlist nothing; null every host). " +
     'E.g. `provider::geminienvironments::egress_allowed(geminienvironments_environment.agent.network, "https://api.github.com/user")`. ' +
-    "It reads the policy alone: the proxy also refuses, when the request is made, a host that resolves to a private address.",
+    "It reads the policy alone: the proxy also refuses, when the request is made, a host that resolves to a private address. " +
+    "An environment's `network` is sensitive in part (an allowlist entry's `transform`), and Terraform marks what is computed from it sensitive too: `nonsensitive(…)` to output the bool.",
   get parameters() {
     return [
       { name: "network", type: ctyTypeOf(networkAttribute()), allowNull: true, description: "The environment's `network` (`{ allowlist = [...] }` or `{ disabled = true }`), or null: no policy, every host allowed." },

@@ -41,8 +41,9 @@ interface Example {
   /** import.sh's placeholder, replaced by the id of the object that apply made. */
   importId?: (outputs: Outputs) => { placeholder: string; id: string };
   /**
-   * The write-only secrets an import cannot read back (the API never returns them): the plan after
-   * the import sets them again, and nothing else; an apply does, then a plan has nothing to do.
+   * The inputs the plan after an import changes, and nothing else: the versions of the write-only
+   * secrets (an import reads none: the API never returns a secret), whose change sends them once;
+   * an apply does, then a plan has nothing to do.
    */
   writeOnlyAfterImport?: string[];
 }
@@ -75,7 +76,11 @@ const EXAMPLES: Example[] = [
     },
     made: () => ["credentials/github-token"],
     importId: () => ({ placeholder: "github-token", id: "github-token" }),
-    writeOnlyAfterImport: ["token"],
+    writeOnlyAfterImport: ["token_wo_version"],
+  },
+  {
+    folder: "functions/egress_allowed",
+    check: async (outputs) => expect(outputs).toEqual({ raw_files_allowed: true, apex_allowed: false, without_policy: true }),
   },
   {
     folder: "data-sources/geminienvironments_environment",

@@ -2,8 +2,9 @@
 // scripts/opentofu has built it), installed by `init` from a filesystem mirror of the release zip
 // (scripts/pack-terraform; devtools/terraform.ts's mirror, cached per sources), against the emulator: validate, apply, a no-op plan, an in-place change
 // and a replacement, the data sources, the hooks data source's gate denying through :executeTool,
-// hook files an agent rewrote, an environment deleted out of band, import, destroy, and a killed apply.
-// One emulator, one mirror; each engine one working directory, its cases in order.
+// hook files an agent rewrote, an environment deleted out of band, import, destroy, and a killed apply;
+// the write-only token_wo (plan, state, rotation, import), egress_allowed, the provider's stderr in the
+// engine's log (GRPCStdio), and import by identity (OpenTofu 1.12). One emulator, one mirror; each engine one working directory, its cases in order.
 import { execFile, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -11,6 +12,7 @@ import * as path from "node:path";
 import { promisify } from "node:util";
 
 import { EnvironmentsClient } from "../../client/client";
+import { ownerOf } from "../../emulator/api";
 import { startTestEmulator, TEST_KEY, type TestEmulator } from "../support/emulator";
 import { describeNeeding } from "../support/prerequisites";
 import { cachedOpenTofuBinary, cliConfig, PROVIDER_SOURCE, providerMirror, terraformEnv, terraformOnPath, type ProviderMirror } from "../../devtools/terraform";
@@ -20,10 +22,13 @@ const TEST_TIMEOUT_MS = 120_000;
 const MIRROR_TIMEOUT_MS = 240_000;
 const GATE = fs.readFileSync(path.join(repoRoot, "examples/terraform/data-sources/geminienvironments_hooks/gate.py"), "utf8");
 
-/** The engines: Terraform from PATH, OpenTofu from scripts/opentofu's cache (built there by .ci/run, not here). */
+/**
+ * The engines: Terraform from PATH, OpenTofu from scripts/opentofu's cache (built there by .ci/run,
+ * not here). Import by identity is OpenTofu 1.12's (Terraform's is 1.12 too, and this one is 1.11).
+ */
 const ENGINES = [
-  { name: "terraform", binary: terraformOnPath() },
-  { name: "tofu", binary: cachedOpenTofuBinary(repoRoot) },
+  { name: "terraform", binary: terraformOnPath(), identity: false },
+  { name: "tofu", binary: cachedOpenTofuBinary(repoRoot), identity: true },
 ];
 
 // One emulator; the release zip of this machine's platform (the single executable on Linux) in a mirror.
@@ -49,8 +54,8 @@ for (const engine of ENGINES) {
       const { GOOGLE_API_KEY: _, ...env } = terraformEnv({ cliConfigFile: path.join(dir, "cli.tfrc"), baseUrl, apiKey: TEST_KEY });
       return { ...env, GEMINI_API_KEY: TEST_KEY };
     };
-    const run = async (...args: string[]) => {
-      const env = environment(baseUrl);
+    const run = (...args: string[]) => runWith(environment(baseUrl), ...args);
+    const runWith = async (env: NodeJS.ProcessEnv, ...args: string[]) => {
       try {
         const { stdout, stderr } = await promisify(execFile)(engine.binary!, [...args, "-no-color"], { cwd: dir, env, timeout: TEST_TIMEOUT_MS - 20_000, maxBuffer: 64 << 20 });
         return { code: 0, stdout, stderr };
@@ -67,7 +72,9 @@ for (const engine of ENGINES) {
       if (result.code !== 0) throw new Error(`${engine.name} ${args.join(" ")} exited ${result.code}:\n${result.stdout}\n${result.stderr}`);
       return result.stdout;
     };
-    const configure = (options: Partial<Declared> = {}) => fs.writeFileSync(path.join(dir, "main.tf"), configuration({ ...DECLARED, ...options }));
+    /** The write-only token and its version the configuration declares now (the write-only test changes them). */
+    let written = { writtenToken: DECLARED.writtenToken, writtenVersion: DECLARED.writtenVersion };
+    const configure = (options: Partial<Declared> = {}) => fs.writeFileSync(path.join(dir, "main.tf"), configuration({ ...DECLARED, ...written, ...options }));
     const outputs = async () => JSON.parse(await ok("output", "-json")) as Record<string, { value: unknown }>;
     const liveEnvironments = async () => (await client.list()).environments?.map((environment) => environment.id) ?? [];
     const fileText = async (id: string, file: string) => (await client.files.downloadBuffer(id, file)).data.toString("utf8");
@@ -121,6 +128,8 @@ for (const engine of ENGINES) {
         file_count: { value: 3 },
         credential_type: { value: "bearer_token" },
         credential_listed: { value: true },
+        egress_allowed: { value: true },
+        egress_denied: { value: false },
       });
       const denied = await client.executeTool(environmentId, { name: "code_execution", args: { code: "rm -rf /workspace", language: "bash" } });
       expect(denied).toMatchObject({ decision: "deny", reason: "Destructive command blocked by security gate." });
@@ -130,6 +139,73 @@ for (const engine of ENGINES) {
       const plan = await run("plan", "-detailed-exitcode");
       expect(plan.stdout).toContain("No changes.");
       expect(plan.code).toBe(0);
+    }, TEST_TIMEOUT_MS);
+
+    test("write-only token_wo: the API gets it; neither plan, state nor show -json holds it; a new value alone plans nothing, a new version sends it in place; import then apply sends it once", async () => {
+      const owner = ownerOf(TEST_KEY);
+      const state = () => fs.readFileSync(path.join(dir, "terraform.tfstate"), "utf8");
+      const patches = async (during: () => Promise<unknown>) => {
+        const from = emulator.requests.length;
+        await during();
+        return emulator.requests.slice(from).filter((request) => request.method === "PATCH").map((request) => request.path);
+      };
+      expect(emulator.credentials.reveal(owner, "written-token")).toMatchObject({ token: "wo-secret-1" });
+      expect(state()).toContain('"token_wo_version": 1');
+      expect(state()).not.toContain("wo-secret");
+      expect(await ok("show", "-json")).not.toContain("wo-secret");
+
+      // Both of a pair: an error naming both.
+      configure({ writtenBoth: true });
+      const both = await run("validate", "-json");
+      expect(both.code).toBe(1);
+      expect((JSON.parse(both.stdout).diagnostics as Array<{ summary: string }>).map((diagnostic) => diagnostic.summary)).toContain(
+        "token and token_wo: set one of them, not both (token_wo is write-only: the secret stays out of plan and state)",
+      );
+
+      // A new value, the same version: nothing to do.
+      configure({ writtenToken: "wo-secret-2" });
+      expect((await run("plan", "-detailed-exitcode")).code).toBe(0);
+
+      // A new version: an update in place, which sends the token (and only it), kept out of the saved plan.
+      written = { writtenToken: "wo-secret-2", writtenVersion: 2 };
+      configure();
+      const plan = await run("plan", "-detailed-exitcode", "-out=rotate.tfplan");
+      expect(plan.code).toBe(2);
+      expect(plan.stdout).toMatch(/geminienvironments_credential\.written will be updated in-place/);
+      expect(plan.stdout).toMatch(/~ token_wo_version += 1 -> 2/);
+      expect(plan.stdout).toContain("Plan: 0 to add, 1 to change, 0 to destroy.");
+      expect(plan.stdout + (await ok("show", "-json", "rotate.tfplan")) + fs.readFileSync(path.join(dir, "rotate.tfplan")).toString("latin1")).not.toContain("wo-secret");
+      expect(await patches(() => ok("apply", "rotate.tfplan"))).toEqual(["/v1beta/credentials/written-token?update_mask=token"]);
+      expect(emulator.credentials.reveal(owner, "written-token")).toMatchObject({ token: "wo-secret-2" });
+      expect(state()).not.toContain("wo-secret");
+
+      // Imported (no secret, no version in the state): the first apply sends the token once, then nothing is left to do.
+      await ok("state", "rm", "geminienvironments_credential.written");
+      await client.credentials.update("written-token", { type: "bearer_token", token: "rotated-elsewhere" }, { updateMask: ["token"] });
+      expect(await ok("import", "geminienvironments_credential.written", "written-token")).toContain("Import successful!");
+      expect(await patches(() => ok("apply", "-auto-approve"))).toEqual(["/v1beta/credentials/written-token?update_mask=token"]);
+      expect(emulator.credentials.reveal(owner, "written-token")).toMatchObject({ token: "wo-secret-2" });
+      expect((await run("plan", "-detailed-exitcode")).code).toBe(0);
+      expect(state()).not.toContain("wo-secret");
+    }, TEST_TIMEOUT_MS);
+
+    test("egress_allowed: a bad URL is an error naming the url argument", async () => {
+      // Not spawnSync: the emulator answers from this process.
+      const console = spawn(engine.binary!, ["console", "-no-color"], { cwd: dir, env: environment() });
+      let stderr = "";
+      console.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+      console.stdin.end('provider::geminienvironments::egress_allowed(null, "api.example.com/v1")\n');
+      expect(await new Promise((resolve) => console.once("exit", resolve))).toBe(1);
+      expect(stderr.replace(/\s+/g, " ")).toContain('Invalid value for "url" parameter: url: "api.example.com/v1" is not a URL: write it whole, e.g. "https://api.github.com/user".');
+    }, TEST_TIMEOUT_MS);
+
+    test("GRPCStdio: what the provider writes on stderr (an unexpected error's stack) reaches the engine's log as a Go provider's does", async () => {
+      const plan = await runWith({ ...environment(), GEMINI_API_KEY: "not-a-key", TF_LOG: "debug" }, "plan", "-refresh-only");
+      expect(plan.code).toBe(1);
+      expect(plan.stderr).toMatch(
+        /\[WARN\] +unexpected data:\s+registry\.(terraform|opentofu)\.io\/gemini-environments\/geminienvironments:stderr=\s+\| terraform-provider-geminienvironments: ReadResource: EnvironmentsApiError: API key not valid\.[^\n]*\n\s+\|\s+at /,
+      );
+      expect(plan.stderr).not.toContain("stdio service not available");
     }, TEST_TIMEOUT_MS);
 
     test("an edited file updates the environment in place: the same id, the new content", async () => {
@@ -172,6 +248,23 @@ for (const engine of ENGINES) {
       environmentId = (await outputs()).environment_id.value as string;
       expect(await liveEnvironments()).toEqual([environmentId]);
     }, TEST_TIMEOUT_MS);
+
+    if (engine.identity) {
+      test("import by identity: an import block's identity = { id } adopts an environment, the next plan is empty, and the state records the identity", async () => {
+        const made = await client.create({ sources: [{ type: "inline", target: "notes.md", content: "made elsewhere\n" }], network: "disabled" });
+        configure({ readme: "second\n", domain: "api.example.org", importedByIdentity: made.id });
+        const plan = await run("plan", "-detailed-exitcode");
+        expect(plan.stdout).toContain("Plan: 1 to import, 0 to add, 0 to change, 0 to destroy.");
+        await ok("apply", "-auto-approve");
+        expect((await run("plan", "-detailed-exitcode")).code).toBe(0);
+        const state = JSON.parse(fs.readFileSync(path.join(dir, "terraform.tfstate"), "utf8")) as { resources: Array<{ type: string; name: string; instances: Array<{ identity?: unknown }> }> };
+        const identity = (type: string, name: string) => state.resources.find((resource) => resource.type === type && resource.name === name)?.instances[0].identity;
+        expect(identity("geminienvironments_environment", "by_identity")).toEqual({ id: made.id });
+        expect(identity("geminienvironments_credential", "written")).toEqual({ credential_id: "written-token" });
+        await ok("state", "rm", "geminienvironments_environment.by_identity");
+        await client.delete(made.id);
+      }, TEST_TIMEOUT_MS);
+    }
 
     test("import: an import block takes an environment made outside Terraform, and its configuration plans no change", async () => {
       const made = await client.create({ sources: [{ type: "inline", target: "notes.md", content: "made elsewhere\n" }], network: "disabled" });
@@ -283,11 +376,18 @@ interface Declared {
   imported?: string;
   /** The target of a second environment's one file, declared literally (known at validate). */
   escaping?: string;
+  /** The write-only token of the credential `written`, and its version. */
+  writtenToken: string;
+  writtenVersion: number;
+  /** Its plain `token` set too (an error). */
+  writtenBoth?: boolean;
+  /** An environment to import by its identity, declared as it was made. */
+  importedByIdentity?: string;
 }
 
-const DECLARED: Declared = { readme: "first\n", readmeTarget: "workspace/README.md", domain: "api.example.com" };
+const DECLARED: Declared = { readme: "first\n", readmeTarget: "workspace/README.md", domain: "api.example.com", writtenToken: "wo-secret-1", writtenVersion: 1 };
 
-function configuration({ readme, readmeTarget, domain, imported, escaping }: Declared): string {
+function configuration({ readme, readmeTarget, domain, imported, importedByIdentity, escaping, writtenToken, writtenVersion, writtenBoth }: Declared): string {
   return `
 terraform {
   required_providers {
@@ -313,6 +413,13 @@ resource "geminienvironments_credential" "github" {
   credential_id = "github-token"
   type          = "bearer_token"
   token         = "ghp_example"
+}
+
+resource "geminienvironments_credential" "written" {
+  credential_id    = "written-token"
+  type             = "bearer_token"
+  token_wo         = ${JSON.stringify(writtenToken)}
+  token_wo_version = ${writtenVersion}${writtenBoth ? '\n  token            = "plain-too"' : ""}
 }
 
 resource "geminienvironments_environment" "gated" {
@@ -351,6 +458,8 @@ output "listed" { value = contains(data.geminienvironments_environments.all.envi
 output "file_content" { value = data.geminienvironments_environment_file.readme.content }
 output "credential_type" { value = data.geminienvironments_credential.github.type }
 output "credential_listed" { value = contains(data.geminienvironments_credentials.all.credentials[*].credential_id, "github-token") }
+output "egress_allowed" { value = nonsensitive(provider::geminienvironments::egress_allowed(geminienvironments_environment.gated.network, "https://${domain}/v1/items")) }
+output "egress_denied" { value = nonsensitive(provider::geminienvironments::egress_allowed(geminienvironments_environment.gated.network, "https://pastebin.com/")) }
 ${
   escaping === undefined
     ? ""
@@ -369,6 +478,20 @@ import {
 }
 
 resource "geminienvironments_environment" "imported" {
+  sources = [{ type = "inline", target = "notes.md", content = "made elsewhere\\n" }]
+  network = { disabled = true }
+}
+`
+}${
+  importedByIdentity === undefined
+    ? ""
+    : `
+import {
+  to       = geminienvironments_environment.by_identity
+  identity = { id = "${importedByIdentity}" }
+}
+
+resource "geminienvironments_environment" "by_identity" {
   sources = [{ type = "inline", target = "notes.md", content = "made elsewhere\\n" }]
   network = { disabled = true }
 }

@@ -9,6 +9,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { EXAMPLES_DIR, EXAMPLES_TESTED_BY, exampleOf, terraformPages } from "../../../scripts/generate-terraform-docs";
 import { terraformSchema, type TerraformAttribute } from "../../../provider/terraform/schema";
+import { FUNCTIONS } from "../../../provider/terraform/functions";
 
 const root = path.resolve(__dirname, "../../..");
 const docsDir = path.join(root, "docs", "terraform");
@@ -32,6 +33,7 @@ test("one page per resource and data source, in the registry's folders", () => {
     "index.md",
     ...Object.keys(schema.resources).map((type) => `resources/${type.replace(/^geminienvironments_/, "")}.md`),
     ...Object.keys(schema.dataSources).map((type) => `data-sources/${type.replace(/^geminienvironments_/, "")}.md`),
+    ...Object.keys(FUNCTIONS).map((name) => `functions/${name}.md`),
   ];
   expect(Object.keys(pages).sort()).toEqual(expected.sort());
   expect(Object.keys(pages)).toEqual(expect.arrayContaining(["resources/environment.md", "resources/credential.md", "data-sources/hooks.md"]));
@@ -86,7 +88,21 @@ test("a section is its own lines: an attribute of a nested schema does not stand
   expect(sectionOf(page, "### Nested Schema for `network`\n")).toBe("\nOptional:\n\n- `disabled` (Boolean)\n\n");
 });
 
-test.each(blocks)("$file shows its example, $example, whole", ({ file, example }) => {
+const functionPages = Object.entries(FUNCTIONS).map(([name, definition]) => ({ file: `functions/${name}.md`, name, definition, example: exampleOf("functions", name) }));
+
+test.each(functionPages)("$file gives the function's signature and each argument, in order, nullable where it takes null", ({ file, name, definition }) => {
+  expect(pages[file]).toContain(`# function: ${name}\n`);
+  const listed = sectionOf(pages[file], "## Arguments\n").trim().split("\n");
+  expect(listed.map((line) => /^\d+\. `(\w+)` \(([^)]*)\)/.exec(line)?.slice(1))).toEqual(
+    definition.parameters.map((parameter) => [parameter.name, expect.stringMatching(parameter.allowNull ? /, Nullable$/ : /^[A-Za-z]+$/)]),
+  );
+});
+
+test("functions/egress_allowed.md's signature", () => {
+  expect(pages["functions/egress_allowed.md"]).toContain("## Signature\n\n```text\negress_allowed(network object, url string) bool\n```");
+});
+
+test.each([...blocks, ...functionPages])("$file shows its example, $example, whole", ({ file, example }) => {
   const text = fs.readFileSync(path.join(root, example), "utf8").trimEnd();
   expect(pages[file]).toContain(`## Example Usage\n\n\`\`\`terraform\n${text}\n\`\`\``);
 });
@@ -98,7 +114,7 @@ test("the resources' pages have an Import section with the command of their impo
 
 test(`every example folder is run by name in ${EXAMPLES_TESTED_BY}`, () => {
   const tested = fs.readFileSync(path.join(root, EXAMPLES_TESTED_BY), "utf8");
-  const folders = blocks.map(({ example }) => path.relative(EXAMPLES_DIR, path.dirname(example)));
-  expect(folders).toHaveLength(1 + Object.keys(schema.resources).length + Object.keys(schema.dataSources).length);
+  const folders = [...blocks, ...functionPages].map(({ example }) => path.relative(EXAMPLES_DIR, path.dirname(example)));
+  expect(folders).toHaveLength(1 + Object.keys(schema.resources).length + Object.keys(schema.dataSources).length + Object.keys(FUNCTIONS).length);
   for (const folder of folders) expect(tested).toContain(`"${folder}"`);
 });
