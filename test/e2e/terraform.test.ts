@@ -52,7 +52,7 @@ for (const engine of ENGINES) {
     const environment = (baseUrl = emulator.url) => {
       // The key in GEMINI_API_KEY, the provider's default (terraformEnv gives GOOGLE_API_KEY, its other name).
       const { GOOGLE_API_KEY: _, ...env } = terraformEnv({ cliConfigFile: path.join(dir, "cli.tfrc"), baseUrl, apiKey: TEST_KEY });
-      return { ...env, GEMINI_API_KEY: TEST_KEY };
+      return { ...env, GEMINI_API_KEY: TEST_KEY, TF_VAR_written_token: written!.writtenToken };
     };
     const run = (...args: string[]) => runWith(environment(baseUrl), ...args);
     const runWith = async (env: NodeJS.ProcessEnv, ...args: string[]) => {
@@ -73,13 +73,14 @@ for (const engine of ENGINES) {
       return result.stdout;
     };
     /** The write-only token and its version the configuration declares now (the write-only test changes them). */
-    let written = { writtenToken: DECLARED.writtenToken, writtenVersion: DECLARED.writtenVersion };
+    let written: Pick<Declared, "writtenToken" | "writtenVersion"> | undefined;
     const configure = (options: Partial<Declared> = {}) => fs.writeFileSync(path.join(dir, "main.tf"), configuration({ ...DECLARED, ...written, ...options }));
     const outputs = async () => JSON.parse(await ok("output", "-json")) as Record<string, { value: unknown }>;
     const liveEnvironments = async () => (await client.list()).environments?.map((environment) => environment.id) ?? [];
     const fileText = async (id: string, file: string) => (await client.files.downloadBuffer(id, file)).data.toString("utf8");
 
     beforeAll(() => {
+      written = { writtenToken: DECLARED.writtenToken, writtenVersion: DECLARED.writtenVersion };
       dir = fs.mkdtempSync(path.join(os.tmpdir(), `tf-${engine.name}-`));
       fs.writeFileSync(path.join(dir, "gate.py"), GATE);
       fs.writeFileSync(path.join(dir, "cli.tfrc"), cliConfig([{ dir: mirror.dir, providers: [PROVIDER_SOURCE] }]));
@@ -163,7 +164,8 @@ for (const engine of ENGINES) {
       );
 
       // A new value, the same version: nothing to do.
-      configure({ writtenToken: "wo-secret-2" });
+      written = { writtenToken: "wo-secret-2", writtenVersion: 1 };
+      configure();
       expect((await run("plan", "-detailed-exitcode")).code).toBe(0);
 
       // A new version: an update in place, which sends the token (and only it), kept out of the saved plan.
@@ -376,7 +378,7 @@ interface Declared {
   imported?: string;
   /** The target of a second environment's one file, declared literally (known at validate). */
   escaping?: string;
-  /** The write-only token of the credential `written`, and its version. */
+  /** The write-only token of the credential `written` (TF_VAR_written_token, an ephemeral variable), and its version. */
   writtenToken: string;
   writtenVersion: number;
   /** Its plain `token` set too (an error). */
@@ -387,7 +389,7 @@ interface Declared {
 
 const DECLARED: Declared = { readme: "first\n", readmeTarget: "workspace/README.md", domain: "api.example.com", writtenToken: "wo-secret-1", writtenVersion: 1 };
 
-function configuration({ readme, readmeTarget, domain, imported, importedByIdentity, escaping, writtenToken, writtenVersion, writtenBoth }: Declared): string {
+function configuration({ readme, readmeTarget, domain, imported, importedByIdentity, escaping, writtenVersion, writtenBoth }: Declared): string {
   return `
 terraform {
   required_providers {
@@ -415,10 +417,17 @@ resource "geminienvironments_credential" "github" {
   token         = "ghp_example"
 }
 
+# Ephemeral: as a user passes a secret (a literal would be in the plan's copy of the configuration).
+variable "written_token" {
+  type      = string
+  sensitive = true
+  ephemeral = true
+}
+
 resource "geminienvironments_credential" "written" {
   credential_id    = "written-token"
   type             = "bearer_token"
-  token_wo         = ${JSON.stringify(writtenToken)}
+  token_wo         = var.written_token
   token_wo_version = ${writtenVersion}${writtenBoth ? '\n  token            = "plain-too"' : ""}
 }
 
