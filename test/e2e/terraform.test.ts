@@ -207,7 +207,7 @@ for (const engine of ENGINES) {
       expect(plan.stderr).toMatch(
         /\[WARN\] +unexpected data:\s+registry\.(terraform|opentofu)\.io\/gemini-environments\/geminienvironments:stderr=\s+\| terraform-provider-geminienvironments: ReadResource: EnvironmentsApiError: API key not valid\.[^\n]*\n\s+\|\s+at /,
       );
-      expect(plan.stderr).not.toContain("stdio service not available");
+      expect(plan.stderr).not.toContain("does not implement the method /plugin.GRPCStdio/StreamStdio");
     }, TEST_TIMEOUT_MS);
 
     test("an edited file updates the environment in place: the same id, the new content", async () => {
