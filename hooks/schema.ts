@@ -43,6 +43,20 @@ const Timeout = z
   .positive({ error: "must be greater than 0 seconds (omit it for the default of 30)" })
   .default(DEFAULT_TIMEOUT_SECONDS);
 
+/**
+ * What a handler's failure decides (crash, timeout, no decision). `allow` is the runtime's own rule
+ * (spec "Decisions and failures"); `deny` is this project's: the held hooks.json cannot say it, so
+ * a `deny` command handler is compiled into a wrapper that answers for it (on-failure.ts).
+ */
+export const OnFailure = z.enum(["allow", "deny"], { error: 'must be "allow" or "deny"' }).meta({
+  description: "What the call gets when the handler fails: it crashes, runs past its timeout or prints no decision.",
+  valueDescriptions: {
+    allow: "The call goes ahead, as the runtime decides (the default).",
+    deny: "The call is denied, the reason naming the failure: the handler is run by a wrapper that answers for it.",
+  },
+});
+export type OnFailure = z.infer<typeof OnFailure>;
+
 const NonEmpty = (what: string) =>
   z.string({ error: (issue) => (issue.input === undefined ? `is required: ${what}` : `must be a string: ${what}`) }).min(1, {
     error: `must not be empty: ${what}`,
@@ -55,6 +69,10 @@ export const CommandHandler = z
       description: "Command line run in the sandbox, e.g. `python3 /.agents/hooks-scripts/gate.py`.",
     }),
     timeout: Timeout.meta({ description: "Seconds before the handler is abandoned (and the call allowed). Default 30." }),
+    on_failure: OnFailure.optional().meta({
+      description:
+        "`deny`: a crash, a timeout or output that is no decision denies the call instead of allowing it (the handler runs in a wrapper that answers before `timeout`). Default `allow`, the runtime's rule; the held hooks.json never carries this field.",
+    }),
   })
   .meta({ description: "Runs a command line in the sandbox; the event JSON on stdin, the decision JSON on stdout." });
 export type CommandHandler = z.infer<typeof CommandHandler>;
@@ -70,6 +88,9 @@ export const HttpHandler = z
       .optional()
       .meta({ description: 'Non-sensitive headers, e.g. `{"X-Event-Source": "agent-sandbox"}`; credentials go on the network allowlist.' }),
     timeout: Timeout.meta({ description: "Seconds before the handler is abandoned (and the call allowed). Default 30." }),
+    on_failure: OnFailure.optional().meta({
+      description: "Only `allow`: the service makes the request, so nothing in the sandbox can answer for it. For `deny`, use a command handler that calls the URL.",
+    }),
   })
   .meta({ description: "POSTs the event JSON to an external HTTPS endpoint; the response body is the decision JSON." });
 export type HttpHandler = z.infer<typeof HttpHandler>;
