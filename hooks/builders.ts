@@ -14,15 +14,30 @@
  */
 import { ValidationError } from "../client/errors";
 import { validationIssues } from "../client/issues";
-import type { HandlerInput, HooksConfigInput, HooksGroupInput, RuleInput } from "./schema";
+import type { HandlerInput, HooksConfigInput, HooksGroupInput, OnFailure, RuleInput } from "./schema";
 import { HooksConfig } from "./schema";
 
 type CommandInput = Extract<HandlerInput, { type: "command" }>;
 type HttpInput = Extract<HandlerInput, { type: "http" }>;
 
-/** A command handler: `commandLine` runs in the sandbox, reads the event on stdin, prints the decision. */
-export function command(commandLine: string, options: { /** seconds, default 30 */ timeout?: number } = {}): CommandInput {
-  return options.timeout === undefined ? { type: "command", command: commandLine } : { type: "command", command: commandLine, timeout: options.timeout };
+/**
+ * A command handler: `commandLine` runs in the sandbox, reads the event on stdin, prints the decision.
+ * `onFailure: "deny"` denies the call when the handler crashes, times out or prints no decision
+ * (compiled into a wrapper where the config becomes sources: hooks/on-failure.ts).
+ */
+export function command(
+  commandLine: string,
+  options: {
+    /** seconds, default 30 */
+    timeout?: number;
+    /** What a failure of the handler decides: `"allow"` (default, the runtime's rule) or `"deny"`. */
+    onFailure?: OnFailure;
+  } = {},
+): CommandInput {
+  const handler: CommandInput = { type: "command", command: commandLine };
+  if (options.timeout !== undefined) handler.timeout = options.timeout;
+  if (options.onFailure !== undefined) handler.on_failure = options.onFailure;
+  return handler;
 }
 
 /** An HTTP handler: the event is POSTed to `url`; the response body is the decision. */

@@ -34,6 +34,8 @@ export const LINT_CODES = [
   "insecure-url",
   "secret-in-header",
   "inline-hooks-writable",
+  "http-on-failure-deny",
+  "on-failure-not-compiled",
 ] as const;
 export type LintCode = (typeof LINT_CODES)[number];
 
@@ -50,6 +52,11 @@ export interface LintOptions {
   network?: Network;
   /** True when hooks.json (and its scripts) reach the environment as inline sources, which the agent can rewrite. */
   inlineSourced?: boolean;
+  /**
+   * True for the hooks.json an environment holds as it is (an Environment's own inline source), which
+   * the runtime reads without compiling: `on_failure` there would be ignored, so it is an error.
+   */
+  held?: boolean;
 }
 
 /** RFC 6901 pointer of `segments`: `~` → `~0`, `/` → `~1`. */
@@ -83,6 +90,7 @@ export function lintHooks(configJson: unknown, options: LintOptions = {}): Findi
         fields.hooks.forEach((handler: unknown, h) => {
           const handlerFields = asObject(handler);
           if (handlerFields?.type === "http") findings.push(...lintHttp(handlerFields, [...at, "hooks", h], options.network));
+          if (handlerFields?.on_failure !== undefined) findings.push(...lintOnFailure(handlerFields, [...at, "hooks", h, "on_failure"], options.held ?? false));
         });
       });
     }
@@ -106,7 +114,7 @@ export function lintHooks(configJson: unknown, options: LintOptions = {}): Findi
 const FIELDS_AT_DEPTH: Record<number, string> = {
   1: "pre_tool_execution, post_tool_execution or enabled",
   3: "matcher and hooks",
-  5: "type, command, url, headers and timeout",
+  5: "type, command, url, headers, timeout and on_failure",
 };
 
 function schemaFindings(issue: z.core.$ZodIssue): Finding[] {
@@ -168,6 +176,35 @@ function lintMatcher(matcher: string, at: PropertyKey[]): Finding[] {
       path,
       message: `alternative ${JSON.stringify(alternative)} of ${quoted} matches none of the sandbox tools (${tools}): did you mean ${closestTool(alternative)}?`,
     }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// on_failure
+// ---------------------------------------------------------------------------------------------
+
+function lintOnFailure(handler: Record<string, unknown>, at: PropertyKey[], held: boolean): Finding[] {
+  const path = jsonPointer(at);
+  if (held) {
+    return [
+      {
+        severity: "error",
+        code: "on-failure-not-compiled",
+        path,
+        message:
+          "the runtime reads hooks.json as it is and does not know on_failure: the handler would fail open. Give the config to a HookBundle, a GuardedEnvironment or the geminienvironments_hooks data source, which compile on_failure into a wrapper, and use their sources",
+      },
+    ];
+  }
+  if (handler.type !== "http" || handler.on_failure !== "deny") return [];
+  return [
+    {
+      severity: "error",
+      code: "http-on-failure-deny",
+      path,
+      message:
+        'on_failure "deny" cannot hold for an http handler: the request is made by the service, not in the sandbox, so no wrapper can answer when it fails (non-2xx, unreachable, timeout, no decision). Use a command handler that calls the URL instead (e.g. python3 or curl posting the event from stdin) with on_failure "deny", and allow its host in network.allowlist',
+    },
+  ];
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,7 +2,8 @@
  * `on_failure: "deny"`: a command handler whose own failure denies the call. The runtime fails open by
  * design (spec/HOOKS.md "Decisions and failures": a crash, a timeout or output that is no decision
  * allows the call), and the held `.agents/hooks.json` stays the runtime's format, so the option is
- * compiled: `compileHooks` replaces each `deny` handler's command by a wrapper that runs it and
+ * compiled wherever a config becomes sources (HookBundle, `geminienvironments_hooks`) or is run by
+ * the tools (`genv hooks test|probe|diff`): `compileHooks` replaces each `deny` handler's command by a wrapper that runs it and
  * answers for it, and ships the wrapper beside the scripts.
  *
  * The wrapper (`FAIL_CLOSED_SCRIPT`, Python: the sandbox's image has python3, which the file tools run
@@ -190,26 +191,28 @@ export interface CompiledHooks {
 }
 
 /**
- * The runtime's form of `config`: `on_failure` dropped; a command handler whose `on_failure` (or, when
- * it sets none, `defaults.onFailure`) is `deny` runs `FAIL_CLOSED_SCRIPT` around its command, with the
- * same `timeout` written out. HTTP handlers are left as they are (the linter refuses `deny` on them).
+ * `config` with `onFailure` set on every command handler that sets none (a bundle-wide default:
+ * `HookBundle({onFailure})`, `on_failure` of `geminienvironments_hooks`); as it is without one.
  */
-export function compileHooks(config: HooksConfigInput, defaults: { onFailure?: OnFailure } = {}): CompiledHooks {
+export function withOnFailure(config: HooksConfigInput, onFailure: OnFailure | undefined): HooksConfigInput {
+  if (onFailure === undefined) return config;
+  return mapHandlers(config, (handler) => (handler.type === "command" && handler.on_failure === undefined ? { ...handler, on_failure: onFailure } : handler));
+}
+
+/**
+ * The runtime's form of `config`: `on_failure` dropped; a command handler whose `on_failure` is `deny`
+ * runs `FAIL_CLOSED_SCRIPT` around its command, with the same `timeout` written out. HTTP handlers are
+ * left as they are (the linter refuses `deny` on them).
+ */
+export function compileHooks(config: HooksConfigInput): CompiledHooks {
   let wrapped = false;
-  const handler = (input: HandlerInput): HandlerInput => {
-    const { on_failure: onFailure, ...rest } = input;
-    if (rest.type !== "command" || (onFailure ?? defaults.onFailure) !== "deny") return rest;
+  const compiled = mapHandlers(config, (input) => {
+    const { on_failure: onFailure, ...handler } = input;
+    if (handler.type !== "command" || onFailure !== "deny") return handler;
     wrapped = true;
-    const timeout = rest.timeout ?? DEFAULT_TIMEOUT_SECONDS;
-    return { type: "command", command: wrappedCommand(rest.command, timeout), timeout };
-  };
-  const rules = (list: RuleInput[] | undefined) => list?.map((rule) => ({ ...rule, hooks: rule.hooks.map(handler) }));
-  const compiled: HooksConfigInput = {};
-  for (const [name, group] of Object.entries(config)) {
-    const out: HooksGroupInput = { ...group };
-    for (const event of HOOK_EVENTS) if (group[event] !== undefined) out[event] = rules(group[event]);
-    compiled[name] = out;
-  }
+    const timeout = handler.timeout ?? DEFAULT_TIMEOUT_SECONDS;
+    return { type: "command", command: wrappedCommand(handler.command, timeout), timeout };
+  });
   return { config: compiled, scripts: wrapped ? { [FAIL_CLOSED_SCRIPT_NAME]: FAIL_CLOSED_SCRIPT } : {} };
 }
 
@@ -224,15 +227,31 @@ export function deadlineMs(timeoutSeconds: number): number {
   return timeoutMs - Math.min(MARGIN_MAX_MS, Math.max(MARGIN_MIN_MS, Math.round(timeoutMs * MARGIN_SHARE)));
 }
 
-/** Whether any command handler of `config` is `deny`, by its own setting or `defaults`. */
-export function hasFailClosedHandlers(config: HooksConfigInput, defaults: { onFailure?: OnFailure } = {}): boolean {
-  return Object.keys(compileHooks(config, defaults).scripts).length > 0;
+/** Whether `config` (its JSON, as parsed) holds an `on_failure` anywhere, which only compiling can honour. */
+export function hasOnFailure(config: HooksConfigInput): boolean {
+  let found = false;
+  mapHandlers(config, (handler) => {
+    if (handler.on_failure !== undefined) found = true;
+    return handler;
+  });
+  return found;
 }
 
 /** The failure the wrapper denied for, from the run's stderr (its last line); undefined for a gate's own decision. */
 export function failureClosed(stderr: string): string | undefined {
   const last = stderr.trimEnd().split("\n").pop() ?? "";
   return last.startsWith(FAILURE_MARK) ? last.slice(FAILURE_MARK.length) : undefined;
+}
+
+function mapHandlers(config: HooksConfigInput, map: (handler: HandlerInput) => HandlerInput): HooksConfigInput {
+  const rules = (list: RuleInput[] | undefined) => list?.map((rule) => ({ ...rule, hooks: rule.hooks.map(map) }));
+  const out: HooksConfigInput = {};
+  for (const [name, group] of Object.entries(config)) {
+    const mapped: HooksGroupInput = { ...group };
+    for (const event of HOOK_EVENTS) if (group[event] !== undefined) mapped[event] = rules(group[event]);
+    out[name] = mapped;
+  }
+  return out;
 }
 
 /** One shell word: single quotes, each `'` written `'\''`. */

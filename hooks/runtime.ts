@@ -23,6 +23,8 @@
  *   events, so a tool call that rewrites it takes effect from the next call. A missing file means no
  *   hooks. An unreadable file, a symlink leading out of the tree, invalid JSON or a schema error
  *   means no hooks run, reported as one `failure` entry (handler `.agents/hooks.json`): fail open.
+ *   So does an `on_failure` field: this project's, compiled away before a config becomes sources
+ *   (on-failure.ts); the runtime, as the seed's, knows no such field.
  * - Group order is the JSON object's key order as JavaScript keeps it: integer-like group names
  *   (`"1"`, `"42"`) come first. Name groups with words.
  */
@@ -34,7 +36,7 @@ import { HOOKS_FILE, readTreeFile } from "./_config-file";
 export { HOOKS_FILE };
 import { lintHooks } from "./lint";
 import { matches } from "./matcher";
-import { type Handler, type HookEventName, HookDecision, HooksConfig, parseDecision } from "./schema";
+import { type Handler, HOOK_EVENTS, type HookEventName, HookDecision, HooksConfig, parseDecision } from "./schema";
 
 // ── result shapes (the wire's: client/schemas.ts, "Emulator extension") ─────────────────────────
 
@@ -114,7 +116,21 @@ export async function discoverHooks(root: string): Promise<DiscoveredHooks> {
     const text = problems.map((finding) => `${finding.path || "(root)"}: ${finding.message}`).join("; ");
     return { config: undefined, failure: `hooks.json not used: ${text || describeIssues(validationIssues(parsed.error))}` };
   }
+  // on_failure is compiled away before a config becomes sources; the runtime itself has no such field.
+  const uncompiled = onFailureField(parsed.data);
+  if (uncompiled !== undefined) {
+    const finding = lintHooks(json, { held: true }).find((each) => each.code === "on-failure-not-compiled");
+    return { config: undefined, failure: `hooks.json not used: ${finding?.path ?? uncompiled}: ${finding?.message ?? "on_failure is not a field of the runtime's hooks.json"}` };
+  }
   return { config: parsed.data };
+}
+
+/** The group of the first handler that carries `on_failure`, if any. */
+function onFailureField(config: HooksConfig): string | undefined {
+  for (const [name, group] of Object.entries(config)) {
+    for (const event of HOOK_EVENTS) if ((group[event] ?? []).some((rule) => rule.hooks.some((handler) => handler.on_failure !== undefined))) return `/${name}`;
+  }
+  return undefined;
 }
 
 // ── running hooks ───────────────────────────────────────────────────────────────────────────────

@@ -5,7 +5,8 @@
  *   meaning and is the author's to choose.
  * - Inside a group, rule and handler the keys have a fixed order, whatever the input's order:
  *   group `enabled`, `pre_tool_execution`, `post_tool_execution`; rule `matcher`, `hooks`;
- *   command `type`, `command`, `timeout`; http `type`, `url`, `headers`, `timeout`.
+ *   command `type`, `command`, `timeout`, `on_failure`; http `type`, `url`, `headers`, `timeout`,
+ *   `on_failure` (an environment's hooks.json never holds `on_failure`: on-failure.ts compiles it away).
  * - HTTP headers are sorted by name (case-insensitively): their order carries no meaning.
  * - Omitted optional fields stay omitted (no defaults written), unknown fields are dropped.
  * - 2-space indent, trailing newline.
@@ -35,16 +36,10 @@ function orderRule(rule: RuleInput): Record<string, unknown> {
 }
 
 function orderHandler(handler: HandlerInput): Record<string, unknown> {
-  if (handler.type === "command") {
-    return withTimeout({ type: "command", command: handler.command }, handler.timeout);
-  }
-  const out: Record<string, unknown> = { type: "http", url: handler.url };
-  if (handler.headers !== undefined) out.headers = sortedHeaders(handler.headers);
-  return withTimeout(out, handler.timeout);
-}
-
-function withTimeout(out: Record<string, unknown>, timeout: number | undefined): Record<string, unknown> {
-  if (timeout !== undefined) out.timeout = timeout;
+  const out: Record<string, unknown> = handler.type === "command" ? { type: "command", command: handler.command } : { type: "http", url: handler.url };
+  if (handler.type === "http" && handler.headers !== undefined) out.headers = sortedHeaders(handler.headers);
+  if (handler.timeout !== undefined) out.timeout = handler.timeout;
+  if (handler.on_failure !== undefined) out.on_failure = handler.on_failure;
   return out;
 }
 

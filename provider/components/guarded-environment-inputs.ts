@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { HooksTestCases } from "../../hooks/cases";
+import { OnFailure } from "../../hooks/schema";
 import { LINT_CODES } from "../../hooks/lint";
 import { HooksConfigInput } from "./hooks-config-inputs";
 import { Source } from "../../client/schemas";
@@ -26,6 +27,8 @@ export const LintCode = z.enum(LINT_CODES).meta({
     "insecure-url": "An HTTP hook over plain `http://` (warning).",
     "secret-in-header": "An HTTP hook header that carries a credential (error).",
     "inline-hooks-writable": "Inline hooks and scripts, which the agent can rewrite (warning).",
+    "http-on-failure-deny": "`on_failure: deny` on an HTTP handler, which nothing in the sandbox can answer for (error).",
+    "on-failure-not-compiled": "`on_failure` in a hooks.json an environment holds as it is, which the runtime ignores (error).",
   } satisfies Record<(typeof LINT_CODES)[number], string>,
 });
 
@@ -61,6 +64,11 @@ export const HookBundleInput = z
       description:
         "`genv hooks probe` at every preview and update, after the lint and the policy cases: every pre handler against generated unkind tool calls in the local sandbox. `warn`: each fail-open finding (crash, timeout, no decision) is a warning; `error`: findings stop the preview. A reviewed finding is accepted in `acknowledgedWarnings` as `fail-open:<group>:<tool>:<outcome>`.",
       absent: "off",
+    }),
+    onFailure: OnFailure.optional().meta({
+      description:
+        "`on_failure` of every command handler that sets none: `deny` makes a handler's crash, timeout or output that is no decision deny the call (the handler runs in a wrapper shipped beside the scripts); `allow`, the default, is the runtime's rule.",
+      absent: "allow",
     }),
   })
   .meta({ description: "A hooks config and the scripts it runs, shipped as inline sources." });

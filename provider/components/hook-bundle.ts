@@ -21,7 +21,8 @@ import * as path from "node:path";
 import { GroupBuilder, hooksConfig } from "../../hooks/builders";
 import { jsonPointer } from "../../hooks/lint";
 import type { HooksConfigInput, HooksGroupInput } from "../../hooks/schema";
-import { HOOK_EVENTS, HooksConfig } from "../../hooks/schema";
+import { HOOK_EVENTS, HooksConfig, OnFailure } from "../../hooks/schema";
+import { compileHooks, hasOnFailure, withOnFailure } from "../../hooks/on-failure";
 import type { ProbeReport } from "../../hooks/probe/run";
 import { referencedScripts } from "../../hooks/scripts";
 import { serializeHooks } from "../../hooks/serialize";
@@ -79,6 +80,12 @@ export interface HookBundleArgs {
    * probe` in the pull request instead, or switch it on here.
    */
   probe?: ProbeMode;
+  /**
+   * `on_failure` of every command handler that sets none: `"deny"` makes a handler's crash, timeout or
+   * output that is no decision deny the call (the handler then runs in a wrapper shipped beside the
+   * scripts, docs/hooks-and-policies.md). Default `"allow"`, the runtime's rule.
+   */
+  onFailure?: OnFailure;
 }
 
 /** Whether the probe runs at preview, and what its findings are: `off`, `warn` or `error`. */
@@ -102,9 +109,12 @@ export interface HookRepositoryArgs {
 }
 
 export class HookBundle {
-  /** The hooks config, validated, as given (defaults not filled in); empty for a repository bundle without a checkout. */
+  /**
+   * The hooks config, validated, as given (defaults not filled in but `onFailure`'s, set on each
+   * command handler); empty for a repository bundle without a checkout. `hooksJson` is its compiled form.
+   */
   readonly config: HooksConfigInput;
-  /** The `.agents/hooks.json` text (for a repository bundle, the checkout's, or empty). */
+  /** The `.agents/hooks.json` text, compiled (no `on_failure`; see hooks/on-failure.ts); for a repository bundle, the checkout's, or empty. */
   readonly hooksJson: string;
   /** The sources that put the hooks in an environment: inline hooks.json and scripts, or one repository. */
   readonly sources: Source[];
@@ -120,10 +130,16 @@ export class HookBundle {
   private probed?: Promise<ProbeReport>;
 
   constructor(args: HookBundleArgs) {
-    this.config = hooksConfigOf(args.hooks);
     const problems: Issue[] = [];
-    this.hooksJson = serializeHooks(this.config);
+    if (args.onFailure !== undefined && !OnFailure.safeParse(args.onFailure).success) problems.push(issueAt(["onFailure"], "invalid-value", `must be "allow" or "deny" (got ${JSON.stringify(args.onFailure)})`));
+    this.config = withOnFailure(hooksConfigOf(args.hooks), problems.length === 0 ? args.onFailure : undefined);
+    const compiled = compileHooks(this.config);
+    this.hooksJson = serializeHooks(compiled.config);
     const scripts = readScripts(args.scripts ?? {}, args.baseDir ?? process.cwd(), problems);
+    for (const name of Object.keys(compiled.scripts)) {
+      if (scripts.has(name)) problems.push(issueAt(["scripts", name], "reserved-name", `${name} is the wrapper that on_failure "deny" ships: rename this script`));
+      scripts.set(name, { content: compiled.scripts[name] as string });
+    }
     problems.push(...missingScripts(this.config, new Set(scripts.keys()), new Set(args.providedScripts ?? []), "hooks"));
     const tests = HooksTestCases.safeParse(args.tests ?? []);
     if (!tests.success) problems.push(...validationIssues(tests.error, ["tests"]));
@@ -202,6 +218,11 @@ export class HookBundle {
         throw new HookBundleError([issueAt(["checkout"], "invalid-json", `${file} is not valid JSON: ${(error as Error).message}`)]);
       }
       bundle.config = hooksConfig(json as Record<string, HooksGroupInput>);
+      if (hasOnFailure(bundle.config)) {
+        throw new HookBundleError([
+          issueAt(["checkout"], "on-failure-not-compiled", `${file} sets on_failure, but a repository's hooks.json is mounted as it is and the runtime ignores on_failure: give the config to new HookBundle({hooks, scripts}) instead, which compiles it`),
+        ]);
+      }
       const shipped = new Set(fs.existsSync(path.join(args.checkout, "hooks-scripts")) ? fs.readdirSync(path.join(args.checkout, "hooks-scripts")) : []);
       const problems = missingScripts(bundle.config, shipped, new Set(), "checkout");
       if (problems.length > 0) throw new HookBundleError(problems);

@@ -64,7 +64,7 @@ function hooksJsonErrors(source: InlineSource, network: Network | undefined): Ho
 function lintedErrors(source: InlineSource, network: Network | undefined): HooksJsonError[] {
   const parsed = parseContent(source.content, source.encoding);
   if ("problem" in parsed) return [{ code: "invalid-json", message: parsed.problem }];
-  return lintHooks(parsed.json, { network, inlineSourced: true })
+  return lintHooks(parsed.json, { network, inlineSourced: true, held: true })
     .filter((finding) => finding.severity === "error")
     .map((finding) => ({ code: finding.code, message: `${finding.path ? `${finding.path}: ` : ""}${finding.code}: ${finding.message}` }));
 }

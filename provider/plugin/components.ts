@@ -59,6 +59,7 @@ function build(name: string, type: string, inputs: pulumi.Inputs, options: pulum
     providedScripts: hooks.providedScripts,
     tests: hooks.tests,
     probe: hooks.probe,
+    onFailure: hooks.onFailure,
   });
   // The schema requires it and the SDKs check it; a program that bypasses them must not get all egress by omission.
   if (inputs.network === undefined || inputs.network === null) {

@@ -25,6 +25,7 @@ import { GUARDED_ENVIRONMENT_TYPE } from "../components/guarded-environment";
 import type { HookBundleInput } from "../components/guarded-environment-inputs";
 import type { HookBundle } from "../components/hook-bundle";
 import type { HookBundleArgs } from "../types/input";
+import { FAIL_CLOSED_SCRIPT_NAME } from "../../hooks/on-failure";
 import { InvalidInputError } from "../contracts/errors";
 import { NetworkPolicy } from "../components/network-policy";
 import { plainPromiseStacks } from "../contracts/promise-stacks";
@@ -143,6 +144,8 @@ function hooksInput(hooks: GuardedEnvironmentArgs["hooks"]) {
   if (!hooks.writableByAgent) throw new InvalidInputError([issueAt([], "unsupported", "hooks from a repository are not supported by the plugin's component yet; use the TypeScript GuardedEnvironment")], { what: "plugin.GuardedEnvironment" });
   const scripts: Record<string, string> = {};
   for (const source of hooks.sources) {
+    // The on_failure wrapper is the bundle's own: the plugin's bundle ships it again from the config.
+    if (source.target === `.agents/hooks-scripts/${FAIL_CLOSED_SCRIPT_NAME}`) continue;
     if (source.target?.startsWith(".agents/hooks-scripts/") && source.content !== undefined) {
       if (source.encoding === "base64") throw new InvalidInputError([issueAt([], "binary-script", `script ${source.target} is binary; the plugin's component takes text scripts`)], { what: "plugin.GuardedEnvironment" });
       scripts[source.target.slice(".agents/hooks-scripts/".length)] = source.content;
