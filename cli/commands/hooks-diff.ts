@@ -17,6 +17,10 @@
  * directory (`git archive`, so the working tree is not touched). `--head` defaults to `--path` in the
  * working tree.
  *
+ * Each side runs as an environment would hold it: a handler with `on_failure: "deny"` in its wrapper
+ * (hooks/on-failure.ts), so the cases and the replay judge what a change of `on_failure` does; the
+ * change itself is listed first, as a policy change (`onFailure`), whatever else is asked.
+ *
  * `--probe`: the head's hooks probed for fail-open (`genv hooks probe`, its default seed), and the
  * base's, so that each finding the base does not have (same group, handler, tool and outcome) is
  * marked new. Reported, never an exit code of its own.
@@ -39,7 +43,8 @@ import { replayPreHooks, type ReplayOutcome, type ReplayTask } from "../../emula
 import { distinctCalls, parseRecordedCalls } from "../../hooks/recorded-calls";
 import type { HooksVerdict } from "../../hooks/runtime";
 import type { ProbeFinding, ProbeReport } from "../../hooks/probe/run";
-import { HooksConfig } from "../../hooks/schema";
+import { describeHandler } from "../../hooks/runtime";
+import { HOOK_EVENTS, HooksConfig, type OnFailure } from "../../hooks/schema";
 import { CLIError } from "../errors";
 import { callsMarkdown, callsReport, callsText, type CallsReport } from "./_calls-report";
 import { describeSide, sideOf, type Side } from "./_decision-side";
@@ -78,9 +83,20 @@ export interface HooksDiffArgs {
 export interface FailOpenDiff {
   summary: ProbeReport["summary"];
   findings: Array<ProbeFinding & { new: boolean }>;
+  /** The head's failures that its on_failure "deny" wrappers turned into denies. */
+  failsClosed: ProbeReport["failsClosed"];
   errors: ProbeReport["errors"];
   /** Findings the base does not have. */
   newFindings: number;
+}
+
+/** A handler whose `on_failure` differs between the sides (matched by group, event and command). */
+export interface OnFailureChange {
+  group: string;
+  event: string;
+  handler: string;
+  base: OnFailure;
+  head: OnFailure;
 }
 
 export interface CaseChange {
@@ -91,7 +107,7 @@ export interface CaseChange {
   changed: Array<"decision" | "reason" | "fails-open">;
 }
 
-export async function runHooksDiff(args: HooksDiffArgs): Promise<{ output: string; exitCode: number; changes: CaseChange[]; calls?: CallsReport; failOpen?: FailOpenDiff }> {
+export async function runHooksDiff(args: HooksDiffArgs): Promise<{ output: string; exitCode: number; changes: CaseChange[]; onFailure: OnFailureChange[]; calls?: CallsReport; failOpen?: FailOpenDiff }> {
   if (args.casesFile === undefined && args.callsFile === undefined && !args.probe) throw new CLIError("give --cases FILE (policy cases), --calls FILE.jsonl (recorded calls), --probe, or more than one", 2);
   if (args.failOn !== undefined && !FAIL_ON.includes(args.failOn)) throw new CLIError(`--fail-on: "${args.failOn}" is not one of ${FAIL_ON.join(", ")}`, 2);
   const cases = args.casesFile === undefined ? undefined : readCases(args.casesFile);
@@ -128,8 +144,9 @@ export async function runHooksDiff(args: HooksDiffArgs): Promise<{ output: strin
       calls = callsReport(distinct, paired, recorded.malformed);
     }
     const failOpen = args.probe ? await probeBoth(base, head, args.concurrency) : undefined;
-    const output = render(args.format ?? "text", { changes, cases: cases?.length, calls, failOpen }, labels);
-    return { output, exitCode: exitCodeOf(changes, calls, args.failOn), changes, ...(calls && { calls }), ...(failOpen && { failOpen }) };
+    const onFailure = onFailureChanges(HooksConfig.parse(JSON.parse(base.hooksText)), HooksConfig.parse(JSON.parse(head.hooksText)));
+    const output = render(args.format ?? "text", { changes, cases: cases?.length, calls, failOpen, onFailure }, labels);
+    return { output, exitCode: exitCodeOf(changes, calls, args.failOn), changes, onFailure, ...(calls && { calls }), ...(failOpen && { failOpen }) };
   } finally {
     await fs.rm(scratch, { recursive: true, force: true });
   }
@@ -142,7 +159,32 @@ async function probeBoth(base: HooksUnderTest, head: HooksUnderTest, concurrency
   const key = (finding: ProbeFinding) => JSON.stringify([finding.group, finding.handler, finding.tool, finding.outcome]);
   const known = new Set(before.findings.map(key));
   const findings = after.findings.map((finding) => ({ ...finding, new: !known.has(key(finding)) }));
-  return { summary: after.summary, findings, errors: after.errors, newFindings: findings.filter((finding) => finding.new).length };
+  return { summary: after.summary, findings, failsClosed: after.failsClosed, errors: after.errors, newFindings: findings.filter((finding) => finding.new).length };
+}
+
+/** The head's handlers whose `on_failure` is not the base's same handler's (group, event, command). */
+function onFailureChanges(base: HooksConfig, head: HooksConfig): OnFailureChange[] {
+  const handlers = (config: HooksConfig) => {
+    const found = new Map<string, { group: string; event: string; handler: string; onFailure: OnFailure }>();
+    for (const [group, definition] of Object.entries(config)) {
+      for (const event of HOOK_EVENTS) {
+        for (const rule of definition[event] ?? []) {
+          for (const handler of rule.hooks) {
+            const label = describeHandler(handler);
+            found.set(JSON.stringify([group, event, label]), { group, event, handler: label, onFailure: handler.on_failure ?? "allow" });
+          }
+        }
+      }
+    }
+    return found;
+  };
+  const before = handlers(base);
+  const changes: OnFailureChange[] = [];
+  for (const [key, after] of handlers(head)) {
+    const was = before.get(key);
+    if (was !== undefined && was.onFailure !== after.onFailure) changes.push({ group: after.group, event: after.event, handler: after.handler, base: was.onFailure, head: after.onFailure });
+  }
+  return changes;
 }
 
 function exitCodeOf(changes: readonly CaseChange[], calls: CallsReport | undefined, failOn: FailOn | undefined): number {
@@ -197,12 +239,17 @@ function changeOf(testCase: HooksTestCase, index: number, base: HooksVerdict, he
   return changed.length === 0 ? undefined : { name: caseName(testCase, index), base: before, head: after, changed };
 }
 
-function render(format: DiffFormat, report: { changes: readonly CaseChange[]; cases?: number; calls?: CallsReport; failOpen?: FailOpenDiff }, labels: { base: string; head: string }): string {
-  const { changes, cases, calls, failOpen } = report;
+function render(
+  format: DiffFormat,
+  report: { changes: readonly CaseChange[]; cases?: number; calls?: CallsReport; failOpen?: FailOpenDiff; onFailure: readonly OnFailureChange[] },
+  labels: { base: string; head: string },
+): string {
+  const { changes, cases, calls, failOpen, onFailure } = report;
   if (format === "json") {
-    return `${JSON.stringify({ ...labels, ...(cases !== undefined && { cases, changes }), ...calls, ...(failOpen && { failOpen }) }, null, 2)}\n`;
+    return `${JSON.stringify({ ...labels, onFailure, ...(cases !== undefined && { cases, changes }), ...calls, ...(failOpen && { failOpen }) }, null, 2)}\n`;
   }
   const parts: string[] = [];
+  if (onFailure.length > 0) parts.push(onFailureReport(format, onFailure));
   if (cases !== undefined) parts.push(casesReport(format, changes, cases, labels));
   if (calls !== undefined) parts.push(format === "markdown" ? callsMarkdown(calls, labels) : callsText(calls));
   if (failOpen !== undefined) {
@@ -211,6 +258,18 @@ function render(format: DiffFormat, report: { changes: readonly CaseChange[]; ca
     parts.push(format === "markdown" ? probeMarkdown(failOpen, isNew).replace(/^(### Fail-open findings)\n\n(.*)\.\n/, `$1 in \`${labels.head}\`\n\n$2; ${newLine}.\n`) : `${probeText(failOpen, [], isNew).trimEnd()}; ${newLine}\n`);
   }
   return parts.join("\n");
+}
+
+/** The on_failure changes: what a failure of each handler now decides. */
+function onFailureReport(format: "markdown" | "text", changes: readonly OnFailureChange[]): string {
+  const what = (onFailure: OnFailure) => (onFailure === "deny" ? "deny (fails closed)" : "allow (fails open)");
+  if (format === "markdown") {
+    const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
+    let text = "### on_failure changed\n\nWhat a crash, a timeout or output that is no decision decides:\n\n| group | event | handler | before | after |\n| --- | --- | --- | --- | --- |\n";
+    for (const change of changes) text += `| ${cell(change.group)} | ${change.event} | ${cell(change.handler)} | ${what(change.base)} | ${what(change.head)} |\n`;
+    return text;
+  }
+  return changes.map((change) => `POLICY  ${change.group}  ${change.event}  ${change.handler}: on_failure ${what(change.base)} → ${what(change.head)}\n`).join("");
 }
 
 function casesReport(format: "markdown" | "text", changes: readonly CaseChange[], total: number, labels: { base: string; head: string }): string {

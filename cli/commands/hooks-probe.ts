@@ -5,7 +5,9 @@
  * of deliverable but unkind tool calls (`hooks/probe/corpus.ts`) for every tool its matcher matches,
  * plus the recorded calls of `--calls`; each run the runtime would let through failing open (a crash,
  * a timeout, output that is no decision) is a finding, grouped per group, handler, tool and outcome
- * with the smallest payload (`hooks/probe/run.ts`).
+ * with the smallest payload (`hooks/probe/run.ts`). A handler with `on_failure: "deny"` runs in its
+ * wrapper, as the sandbox will run it: the failures it turned into denies are shown apart (fails
+ * closed), and are no finding.
  *
  * A hooks.json the linter rejects gets the linter's errors (exit 2), not a probe: its hooks would not
  * run at all. HTTP handlers are called only with `--http live` (from this machine, as `genv hooks
@@ -168,8 +170,17 @@ export function probeSummaryLine(report: ProbeReport, timed = true): string {
   return (
     `${s.handlers} handler${s.handlers === 1 ? "" : "s"} probed, ${s.payloads} payloads (${s.calls} calls, ${s.recorded} recorded, seed ${s.seed}) in ${s.runs} runs${timed ? `, ${(s.durationMs / 1000).toFixed(1)} s` : ""}: ` +
     `${report.findings.length} fail-open finding${report.findings.length === 1 ? "" : "s"}${outcomes.length > 0 ? ` (payloads: ${outcomes.join(", ")})` : ""}, ${s.errors} error${s.errors === 1 ? "" : "s"}` +
+    failsClosedText(s.failsClosed) +
     (s.skipped > 0 ? `, ${s.skipped} run${s.skipped === 1 ? "" : "s"} left out after ${TIMEOUT_CAP} timeouts of the same handler and tool` : "")
   );
+}
+
+/** `; 12 payloads failed closed (on_failure deny: 4 crash, 8 timeout)`, or nothing when none did. */
+function failsClosedText(counts: ProbeReport["summary"]["failsClosed"]): string {
+  const outcomes = Object.entries(counts).filter(([, count]) => count > 0);
+  const total = outcomes.reduce((sum, [, count]) => sum + count, 0);
+  if (total === 0) return "";
+  return `; ${total} payload${total === 1 ? "" : "s"} failed closed (on_failure deny: ${outcomes.map(([outcome, count]) => `${count} ${OUTCOME_LABEL[outcome as ProbeFinding["outcome"]]}`).join(", ")})`;
 }
 
 /** `isNew`, when given, marks each finding new against a base (`genv hooks diff --probe`). */
@@ -178,6 +189,10 @@ export function probeText(report: ProbeReport, skipped: readonly SkippedLine[] =
   for (const finding of report.findings) {
     text += `${isNew?.(finding) ? "NEW " : ""}FAILS OPEN  ${finding.group}  ${finding.handler}  ${finding.tool}  ${OUTCOME_LABEL[finding.outcome]}  ×${finding.count}\n`;
     text += `  ${detailLine(finding)}\n  smallest payload (${finding.input}): ${payloadText(finding)}\n`;
+  }
+  for (const closed of report.failsClosed) {
+    text += `fails closed  ${closed.group}  ${closed.handler}  ${closed.tool}  ${OUTCOME_LABEL[closed.outcome]}  ×${closed.count}\n`;
+    text += `  denied: ${closed.detail.text}; smallest payload (${closed.input}): ${payloadText(closed)}\n`;
   }
   for (const entry of report.summary.notProbed) text += `not probed  ${entry.group}  ${entry.handler}: ${entry.why}\n`;
   for (const error of report.errors.slice(0, 10)) text += `error  ${error.group}  ${error.handler}  ${error.tool}: ${error.message}\n`;
@@ -198,6 +213,9 @@ export function probeMarkdown(report: ProbeReport, isNew?: (finding: ProbeFindin
       const mark = isNew ? ` ${isNew(finding) ? "**new**" : ""} |` : "";
       text += `|${mark} ${cell(finding.group)} | ${cell(finding.handler)} | ${finding.tool} | ${OUTCOME_LABEL[finding.outcome]} | ${finding.count} | ${cell(`${payloadText(finding)} (${finding.input})`)} | ${cell(detailLine(finding))} |\n`;
     }
+  }
+  if (report.failsClosed.length > 0) {
+    text += `\nFailed closed (on_failure deny: the call was denied): ${cell(report.failsClosed.map((closed) => `${closed.group} ${closed.handler} ${closed.tool}: ${closed.detail.text} ×${closed.count}`).join("; "))}.\n`;
   }
   if (report.summary.notProbed.length > 0) text += `\nNot probed: ${cell(report.summary.notProbed.map((entry) => `${entry.group} ${entry.handler}: ${entry.why}`).join("; "))}.\n`;
   if (report.errors.length > 0) text += `\nErrors: ${report.errors.length} run(s) could not happen, e.g. ${cell(report.errors[0].message)}.\n`;

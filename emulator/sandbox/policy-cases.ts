@@ -15,7 +15,9 @@ import { discoverHooks, executeWithHooks, HOOKS_FILE, runHooks, type CommandRun,
 import type { HooksTestCase } from "../../hooks/cases";
 import { matches } from "../../hooks/matcher";
 import type { PrePayload } from "../../hooks/recorded-calls";
+import { compileHooks, hasOnFailure } from "../../hooks/on-failure";
 import { HooksConfig } from "../../hooks/schema";
+import { serializeHooks } from "../../hooks/serialize";
 import { runInSandbox } from "./bwrap";
 import { sandboxHooks } from "./hooks";
 import { giveToSandbox } from "./_identity";
@@ -23,7 +25,10 @@ import { removeHostView } from "./_host-view";
 
 export { HooksTestCase, HooksTestCases } from "../../hooks/cases";
 
-/** A hooks.json (as text) and the directory of the scripts its commands run. */
+/**
+ * A hooks.json (as text) and the directory of the scripts its commands run. The text may set
+ * `on_failure`: the tree gets its compiled form, as an environment would (hooks/on-failure.ts).
+ */
 export interface HooksUnderTest {
   hooksText: string;
   /** A directory copied to `.agents/hooks-scripts/`. */
@@ -265,14 +270,24 @@ export function mismatchOf(testCase: HooksTestCase, verdict: HooksVerdict, stric
 
 /** A throwaway tree: `.agents/hooks.json`, the scripts under `.agents/hooks-scripts/`, an empty `workspace/`. */
 async function buildTree(root: string, hooks: HooksUnderTest): Promise<void> {
+  const compiled = compiledForm(hooks.hooksText);
   await fs.mkdir(path.join(root, ".agents"), { recursive: true });
   await fs.mkdir(path.join(root, "workspace"));
-  await fs.writeFile(path.join(root, HOOKS_FILE), hooks.hooksText);
+  await fs.writeFile(path.join(root, HOOKS_FILE), compiled.hooksText);
   if (hooks.scriptsDir !== undefined) await fs.cp(hooks.scriptsDir, path.join(root, ".agents/hooks-scripts"), { recursive: true, dereference: true });
-  if (hooks.scripts !== undefined) {
+  const scripts = { ...hooks.scripts, ...compiled.scripts };
+  if (Object.keys(scripts).length > 0) {
     await fs.mkdir(path.join(root, ".agents/hooks-scripts"), { recursive: true });
-    for (const [name, content] of Object.entries(hooks.scripts)) await fs.writeFile(path.join(root, ".agents/hooks-scripts", name), content);
+    for (const [name, content] of Object.entries(scripts)) await fs.writeFile(path.join(root, ".agents/hooks-scripts", name), content);
   }
+}
+
+/** What an environment would hold for `hooksText`: itself when it sets no `on_failure`, else its compiled form and the wrapper. */
+function compiledForm(hooksText: string): { hooksText: string; scripts: Record<string, string> } {
+  const config = parsedConfig(hooksText);
+  if (config === undefined || !hasOnFailure(config)) return { hooksText, scripts: {} };
+  const compiled = compileHooks(config);
+  return { hooksText: serializeHooks(compiled.config), scripts: compiled.scripts };
 }
 
 

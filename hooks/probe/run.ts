@@ -10,6 +10,11 @@
  * - `unrecognized-output`: exited 0 but printed no decision: what it printed;
  * - `http-error` (HTTP handlers, probed only when a deliverer is given): non-2xx or not delivered.
  *
+ * A command handler with `on_failure: "deny"` runs in its compiled form, the wrapper around it
+ * (`hooks/on-failure.ts`), as the sandbox will run it: a failure the wrapper turned into a deny is no
+ * finding, it is counted apart (`failsClosed`, by the same outcomes), so that a config whose handlers
+ * are all `deny` reports no fail-open input unless the wrapper itself was killed.
+ *
  * Where the runs happen is injected (`runCommands`: the sandbox, over a tree reused while unchanged,
  * `emulator/sandbox/policy-cases.ts`), so that this module imports nothing of the emulator.
  *
@@ -22,7 +27,8 @@ import { performance } from "node:perf_hooks";
 import type { ToolCall } from "../../client/schemas";
 import { matches, SANDBOX_TOOLS, type SandboxTool } from "../matcher";
 import { describeHandler, runHooks, type CommandRun, type HttpDeliverer, type HttpDelivery } from "../runtime";
-import type { Handler, HooksConfig } from "../schema";
+import { failureClosed, wrappedCommand } from "../on-failure";
+import type { Handler, HooksConfig, OnFailure } from "../schema";
 import type { ProbeCall } from "./corpus";
 
 // ── shapes (the JSON report's: docs/hooks-and-policies.md) ──────────────────────────────────────
@@ -40,8 +46,10 @@ export type ProbeDetail =
 export interface ProbeFinding {
   group: string;
   event: "pre_tool_execution";
-  /** `command: …` or `http: …`, as the runtime's hook runs name it. */
+  /** `command: …` or `http: …`, as the runtime's hook runs name it (for a wrapped handler, its own command). */
   handler: string;
+  /** The handler's `on_failure`: with `deny`, a finding means the wrapper itself failed open. */
+  onFailure: OnFailure;
   tool: SandboxTool;
   outcome: ProbeOutcome;
   /** The smallest payload's failure. */
@@ -95,14 +103,21 @@ export interface ProbeSummary {
   skipped: number;
   /** Payloads that failed open, per outcome. */
   findings: Record<ProbeOutcome, number>;
+  /** Payloads on which an `on_failure: "deny"` handler failed and its wrapper denied the call instead, per outcome. */
+  failsClosed: Record<ClosedOutcome, number>;
   errors: number;
   notProbed: NotProbed[];
   durationMs: number;
 }
 
+/** How a wrapped handler failed: the outcomes a command handler can have. */
+export type ClosedOutcome = Exclude<ProbeOutcome, "http-error">;
+
 export interface ProbeReport {
   summary: ProbeSummary;
   findings: ProbeFinding[];
+  /** The failures that denied instead, grouped as findings are (`detail.text` is the wrapper's). */
+  failsClosed: ProbeFinding[];
   errors: ProbeError[];
 }
 
@@ -147,8 +162,10 @@ export const TIMEOUT_CAP = 3;
 
 interface Target {
   group: string;
+  /** As the runtime runs it: for `on_failure: "deny"`, the wrapper around the handler's command. */
   handler: Handler;
   label: string;
+  onFailure: OnFailure;
   tools: Set<SandboxTool>;
 }
 
@@ -188,7 +205,20 @@ export async function probeHooks(config: HooksConfig, options: ProbeOptions): Pr
   const httpResults = await deliverAll(httpRequests, options.deliverHttp);
 
   const grouped = new Map<string, ProbeFinding & { size: number }>();
+  const closedGroups = new Map<string, ProbeFinding & { size: number }>();
   const counts: Record<ProbeOutcome, number> = { crash: 0, timeout: 0, "unrecognized-output": 0, "http-error": 0 };
+  const closedCounts: Record<ClosedOutcome, number> = { crash: 0, timeout: 0, "unrecognized-output": 0 };
+  const add = (into: Map<string, ProbeFinding & { size: number }>, target: Target, call: ProbeCall, toolCall: ToolCall, outcome: ProbeOutcome, detail: ProbeDetail) => {
+    const key = JSON.stringify([target.group, target.label, call.tool, outcome]);
+    const size = JSON.stringify(toolCall).length;
+    const known = into.get(key);
+    if (known === undefined) {
+      into.set(key, { group: target.group, event: "pre_tool_execution", handler: target.label, onFailure: target.onFailure, tool: call.tool, outcome, detail, payload: toolCall, input: call.label, count: 1, size });
+    } else {
+      known.count += 1;
+      if (size < known.size) Object.assign(known, { detail, payload: toolCall, input: call.label, size });
+    }
+  };
   const errors: ProbeError[] = [];
   for (const pair of pairs) {
     const { target, call } = pair;
@@ -201,20 +231,20 @@ export async function probeHooks(config: HooksConfig, options: ProbeOptions): Pr
       continue;
     }
     const failed = await failsOpen(target, pair.body, result);
-    if (!failed) continue;
+    if (!failed) {
+      const closed = target.onFailure === "deny" && "stderr" in result ? failureClosed(result.stderr) : undefined;
+      if (closed === undefined) continue;
+      const outcome = closedOutcome(closed);
+      closedCounts[outcome] += 1;
+      add(closedGroups, target, call, toolCall, outcome, { text: closed });
+      continue;
+    }
     const { outcome, detail } = classify(target.handler, result, failed);
     counts[outcome] += 1;
-    const key = JSON.stringify([target.group, target.label, call.tool, outcome]);
-    const size = JSON.stringify(toolCall).length;
-    const known = grouped.get(key);
-    if (known === undefined) {
-      grouped.set(key, { group: target.group, event: "pre_tool_execution", handler: target.label, tool: call.tool, outcome, detail, payload: toolCall, input: call.label, count: 1, size });
-    } else {
-      known.count += 1;
-      if (size < known.size) Object.assign(known, { detail, payload: toolCall, input: call.label, size });
-    }
+    add(grouped, target, call, toolCall, outcome, detail);
   }
   const findings = [...grouped.values()].map(({ size: _size, ...finding }) => finding);
+  const failsClosed = [...closedGroups.values()].map(({ size: _size, ...finding }) => finding);
   return {
     summary: {
       seed: options.seed,
@@ -225,13 +255,22 @@ export async function probeHooks(config: HooksConfig, options: ProbeOptions): Pr
       runs: commandResults.filter((result) => !("skipped" in result)).length + httpRequests.length,
       skipped: commandResults.filter((result) => "skipped" in result).length,
       findings: counts,
+      failsClosed: closedCounts,
       errors: errors.length,
       notProbed,
       durationMs: Math.round(performance.now() - started),
     },
     findings,
+    failsClosed,
     errors,
   };
+}
+
+/** The outcome a wrapper's failure text names: `crashed …`, `ran past its deadline …`, `printed no decision`. */
+function closedOutcome(failure: string): ClosedOutcome {
+  if (failure.startsWith("ran past")) return "timeout";
+  if (failure === "printed no decision") return "unrecognized-output";
+  return "crash";
 }
 
 /**
@@ -247,7 +286,9 @@ async function runCapped(requests: readonly CommandRunRequest[], tools: readonly
   const sorted = await runCommands(order.map((index) => requests[index]), {
     skip: (at) => (timeouts.get(capKey(order[at])) ?? 0) >= TIMEOUT_CAP,
     done: (at, result) => {
-      if ("timedOut" in result && result.timedOut) timeouts.set(capKey(order[at]), (timeouts.get(capKey(order[at])) ?? 0) + 1);
+      // A wrapped handler's deadline counts as its timeout: each such payload costs as much.
+      const overran = "timedOut" in result && (result.timedOut || failureClosed(result.stderr)?.startsWith("ran past") === true);
+      if (overran) timeouts.set(capKey(order[at]), (timeouts.get(capKey(order[at])) ?? 0) + 1);
     },
   });
   const results: Array<CommandRun | { error: string } | { skipped: true }> = new Array(requests.length);
@@ -269,14 +310,21 @@ function targetsOf(config: HooksConfig, http: boolean): { targets: Target[]; not
           if (!notProbed.some((entry) => entry.group === group && entry.handler === label && entry.why === why)) notProbed.push({ group, handler: label, why });
           continue;
         }
-        const key = JSON.stringify([group, label, handler.timeout, handler.type === "http" ? handler.headers ?? {} : null]);
+        const onFailure = handler.on_failure ?? "allow";
+        const key = JSON.stringify([group, label, handler.timeout, onFailure, handler.type === "http" ? handler.headers ?? {} : null]);
         const known = byKey.get(key);
         if (known) for (const tool of tools) known.tools.add(tool);
-        else byKey.set(key, { group, handler, label, tools: new Set(tools) });
+        else byKey.set(key, { group, handler: asRun(handler), label, onFailure, tools: new Set(tools) });
       }
     }
   }
   return { targets: [...byKey.values()], notProbed };
+}
+
+/** A handler as the runtime runs it: a command handler with `on_failure: "deny"` in its wrapper (hooks/on-failure.ts). */
+function asRun(handler: Handler): Handler {
+  if (handler.type !== "command" || handler.on_failure !== "deny") return handler;
+  return { type: "command", command: wrappedCommand(handler.command, handler.timeout), timeout: handler.timeout };
 }
 
 /** The runtime's judgement of one run: its `failure` when it let the call through failing open. */

@@ -3,7 +3,8 @@
  * hooks.json text (`config = jsonencode({…})`) and the scripts by name (`scripts = { "gate.py" =
  * file("gate.py") }`) in; `sources` out, ready to be an environment's sources (`.agents/hooks.json`
  * and `.agents/hooks-scripts/<name>`). The bundle's checks and the hooks linter run on it: an error
- * stops the plan at the attribute it names, a warning is a warning.
+ * stops the plan at the attribute it names, a warning is a warning. `on_failure` (per handler in the
+ * config, or for all of them here) is compiled as HookBundle compiles it (hooks/on-failure.ts).
  */
 import { z } from "zod";
 import { Source } from "../../client/schemas";
@@ -11,6 +12,7 @@ import { issueAt, type Issue } from "../../client/issues";
 import { HookBundle } from "../components/hook-bundle";
 import { HookBundleError } from "../contracts/errors";
 import type * as Lint from "../../hooks/lint";
+import { OnFailure } from "../../hooks/schema";
 
 // ---------------------------------------------------------------------------------------------
 // Schemas
@@ -25,6 +27,10 @@ export const HooksDataArgs = z
       .record(z.string(), z.string())
       .optional()
       .meta({ description: 'Scripts by name, each shipped at `.agents/hooks-scripts/<name>` and run by the config as `/.agents/hooks-scripts/<name>`, e.g. `{ "gate.py" = file("gate.py") }`.' }),
+    on_failure: OnFailure.optional().meta({
+      description:
+        '`on_failure` of every command handler that sets none: `"deny"` makes a handler\'s crash, timeout or output that is no decision deny the call (the handler runs in a wrapper the sources ship; `hooks_json` never holds the field). Default `"allow"`, the runtime\'s rule.',
+    }),
   })
   .meta({
     description:
@@ -34,7 +40,7 @@ export type HooksDataArgs = z.infer<typeof HooksDataArgs>;
 
 export const HooksDataResult = z.object({
   sources: z.array(Source).meta({ description: "The inline sources: `.agents/hooks.json` (deterministic text) and one `.agents/hooks-scripts/<name>` per script, sorted by name." }),
-  hooksJson: z.string().meta({ description: "The `.agents/hooks.json` text the sources hold." }),
+  hooksJson: z.string().meta({ description: "The `.agents/hooks.json` text the sources hold: the runtime's format, each `on_failure = \"deny\"` handler compiled into its wrapper." }),
 });
 export type HooksDataResult = z.infer<typeof HooksDataResult>;
 
@@ -67,11 +73,12 @@ export function readHooks(args: HooksDataArgs): HooksRead {
   if (errors.length > 0) return { errors, warnings };
   try {
     const scripts = Object.fromEntries(Object.entries(args.scripts ?? {}).map(([name, content]) => [name, { content }]));
-    const bundle = new HookBundle({ hooks: json as never, scripts });
+    const bundle = new HookBundle({ hooks: json as never, scripts, onFailure: args.on_failure });
     return { result: { sources: bundle.sources, hooksJson: bundle.hooksJson }, errors: [], warnings };
   } catch (error) {
     if (!(error instanceof HookBundleError)) throw error;
-    // The bundle names the config `hooks`: here it is `config`.
-    return { errors: error.issues.map((issue) => ({ ...issue, path: issue.path[0] === "hooks" ? ["config", ...issue.path.slice(1)] : issue.path })), warnings };
+    // The bundle names the config `hooks` and the default `onFailure`: here they are `config` and `on_failure`.
+    const renamed: Record<string, string> = { hooks: "config", onFailure: "on_failure" };
+    return { errors: error.issues.map((issue) => ({ ...issue, path: [renamed[String(issue.path[0])] ?? issue.path[0], ...issue.path.slice(1)] })), warnings };
   }
 }
