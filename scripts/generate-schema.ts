@@ -63,6 +63,7 @@ export const NAMED: Array<[z.ZodType, string]> = [
   [hooks.Decision, "HookDecision"],
   [LintCode, "LintCode"],
   [ProbeMode, "ProbeMode"],
+  [hooks.OnFailure, "OnFailure"],
   [sdk.Source, "Source"],
   [AllowlistEntryInput, "AllowlistEntry"],
   [NetworkInput, "EgressPolicy"],

@@ -1,7 +1,7 @@
 /** schema.json's enum types: the values each takes. */
 import type { z } from "zod";
 import type * as client from "../../client/schemas";
-import type { Decision, HookEventName } from "../../hooks/schema";
+import type { Decision, HookEventName, OnFailure as OnFailureSchema } from "../../hooks/schema";
 import type { CredentialStatus as CredentialStatusSchema } from "../credential/inputs";
 import type { EnvironmentStatus as EnvironmentStatusSchema, UpdateStrategy as UpdateStrategySchema } from "../environment/inputs";
 import type { LintCode as LintCodeSchema, ProbeMode as ProbeModeSchema } from "../components/guarded-environment-inputs";
@@ -17,3 +17,4 @@ export type HookEvent = z.output<typeof HookEventName>;
 export type HookDecision = z.output<typeof Decision>;
 export type LintCode = z.output<typeof LintCodeSchema>;
 export type ProbeMode = z.output<typeof ProbeModeSchema>;
+export type OnFailure = z.output<typeof OnFailureSchema>;

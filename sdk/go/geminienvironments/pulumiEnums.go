@@ -1111,6 +1111,10 @@ const (
 	LintCodeSecretInHeader = LintCode("secret-in-header")
 	// Inline hooks and scripts, which the agent can rewrite (warning).
 	LintCodeInlineHooksWritable = LintCode("inline-hooks-writable")
+	// `on_failure: deny` on an HTTP handler, which nothing in the sandbox can answer for (error).
+	LintCodeHttpOnFailureDeny = LintCode("http-on-failure-deny")
+	// `on_failure` in a hooks.json an environment holds as it is, which the runtime ignores (error).
+	LintCodeOnFailureNotCompiled = LintCode("on-failure-not-compiled")
 )
 
 func (LintCode) ElementType() reflect.Type {
@@ -1245,6 +1249,8 @@ func (o LintCodePtrOutput) ToStringPtrOutputWithContext(ctx context.Context) pul
 //	LintCodeInsecureUrl
 //	LintCodeSecretInHeader
 //	LintCodeInlineHooksWritable
+//	LintCodeHttpOnFailureDeny
+//	LintCodeOnFailureNotCompiled
 type LintCodeInput interface {
 	pulumi.Input
 
@@ -1322,6 +1328,174 @@ func (o LintCodeArrayOutput) Index(i pulumi.IntInput) LintCodeOutput {
 	return pulumi.All(o, i).ApplyT(func(vs []interface{}) LintCode {
 		return vs[0].([]LintCode)[vs[1].(int)]
 	}).(LintCodeOutput)
+}
+
+// What the call gets when the handler fails: it crashes, runs past its timeout or prints no decision.
+type OnFailure string
+
+const (
+	// The call goes ahead, as the runtime decides (the default).
+	OnFailureAllow = OnFailure("allow")
+	// The call is denied, the reason naming the failure: the handler is run by a wrapper that answers for it.
+	OnFailureDeny = OnFailure("deny")
+)
+
+func (OnFailure) ElementType() reflect.Type {
+	return reflect.TypeOf((*OnFailure)(nil)).Elem()
+}
+
+func (e OnFailure) ToOnFailureOutput() OnFailureOutput {
+	return pulumi.ToOutput(e).(OnFailureOutput)
+}
+
+func (e OnFailure) ToOnFailureOutputWithContext(ctx context.Context) OnFailureOutput {
+	return pulumi.ToOutputWithContext(ctx, e).(OnFailureOutput)
+}
+
+func (e OnFailure) ToOnFailurePtrOutput() OnFailurePtrOutput {
+	return e.ToOnFailurePtrOutputWithContext(context.Background())
+}
+
+func (e OnFailure) ToOnFailurePtrOutputWithContext(ctx context.Context) OnFailurePtrOutput {
+	return OnFailure(e).ToOnFailureOutputWithContext(ctx).ToOnFailurePtrOutputWithContext(ctx)
+}
+
+func (e OnFailure) ToStringOutput() pulumi.StringOutput {
+	return pulumi.ToOutput(pulumi.String(e)).(pulumi.StringOutput)
+}
+
+func (e OnFailure) ToStringOutputWithContext(ctx context.Context) pulumi.StringOutput {
+	return pulumi.ToOutputWithContext(ctx, pulumi.String(e)).(pulumi.StringOutput)
+}
+
+func (e OnFailure) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return pulumi.String(e).ToStringPtrOutputWithContext(context.Background())
+}
+
+func (e OnFailure) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return pulumi.String(e).ToStringOutputWithContext(ctx).ToStringPtrOutputWithContext(ctx)
+}
+
+type OnFailureOutput struct{ *pulumi.OutputState }
+
+func (OnFailureOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*OnFailure)(nil)).Elem()
+}
+
+func (o OnFailureOutput) ToOnFailureOutput() OnFailureOutput {
+	return o
+}
+
+func (o OnFailureOutput) ToOnFailureOutputWithContext(ctx context.Context) OnFailureOutput {
+	return o
+}
+
+func (o OnFailureOutput) ToOnFailurePtrOutput() OnFailurePtrOutput {
+	return o.ToOnFailurePtrOutputWithContext(context.Background())
+}
+
+func (o OnFailureOutput) ToOnFailurePtrOutputWithContext(ctx context.Context) OnFailurePtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v OnFailure) *OnFailure {
+		return &v
+	}).(OnFailurePtrOutput)
+}
+
+func (o OnFailureOutput) ToStringOutput() pulumi.StringOutput {
+	return o.ToStringOutputWithContext(context.Background())
+}
+
+func (o OnFailureOutput) ToStringOutputWithContext(ctx context.Context) pulumi.StringOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e OnFailure) string {
+		return string(e)
+	}).(pulumi.StringOutput)
+}
+
+func (o OnFailureOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return o.ToStringPtrOutputWithContext(context.Background())
+}
+
+func (o OnFailureOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e OnFailure) *string {
+		v := string(e)
+		return &v
+	}).(pulumi.StringPtrOutput)
+}
+
+type OnFailurePtrOutput struct{ *pulumi.OutputState }
+
+func (OnFailurePtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**OnFailure)(nil)).Elem()
+}
+
+func (o OnFailurePtrOutput) ToOnFailurePtrOutput() OnFailurePtrOutput {
+	return o
+}
+
+func (o OnFailurePtrOutput) ToOnFailurePtrOutputWithContext(ctx context.Context) OnFailurePtrOutput {
+	return o
+}
+
+func (o OnFailurePtrOutput) Elem() OnFailureOutput {
+	return o.ApplyT(func(v *OnFailure) OnFailure {
+		if v != nil {
+			return *v
+		}
+		var ret OnFailure
+		return ret
+	}).(OnFailureOutput)
+}
+
+func (o OnFailurePtrOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return o.ToStringPtrOutputWithContext(context.Background())
+}
+
+func (o OnFailurePtrOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e *OnFailure) *string {
+		if e == nil {
+			return nil
+		}
+		v := string(*e)
+		return &v
+	}).(pulumi.StringPtrOutput)
+}
+
+// OnFailureInput is an input type that accepts values of the OnFailure enum
+// A concrete instance of `OnFailureInput` can be one of the following:
+//
+//	OnFailureAllow
+//	OnFailureDeny
+type OnFailureInput interface {
+	pulumi.Input
+
+	ToOnFailureOutput() OnFailureOutput
+	ToOnFailureOutputWithContext(context.Context) OnFailureOutput
+}
+
+var onFailurePtrType = reflect.TypeOf((**OnFailure)(nil)).Elem()
+
+type OnFailurePtrInput interface {
+	pulumi.Input
+
+	ToOnFailurePtrOutput() OnFailurePtrOutput
+	ToOnFailurePtrOutputWithContext(context.Context) OnFailurePtrOutput
+}
+
+type onFailurePtr string
+
+func OnFailurePtr(v string) OnFailurePtrInput {
+	return (*onFailurePtr)(&v)
+}
+
+func (*onFailurePtr) ElementType() reflect.Type {
+	return onFailurePtrType
+}
+
+func (in *onFailurePtr) ToOnFailurePtrOutput() OnFailurePtrOutput {
+	return pulumi.ToOutput(in).(OnFailurePtrOutput)
+}
+
+func (in *onFailurePtr) ToOnFailurePtrOutputWithContext(ctx context.Context) OnFailurePtrOutput {
+	return pulumi.ToOutputWithContext(ctx, in).(OnFailurePtrOutput)
 }
 
 // Whether the fail-open probe (`genv hooks probe`) runs at every preview and update, and what its findings are.
@@ -1852,6 +2026,8 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*LintCodeInput)(nil)).Elem(), LintCode("schema"))
 	pulumi.RegisterInputType(reflect.TypeOf((*LintCodePtrInput)(nil)).Elem(), LintCode("schema"))
 	pulumi.RegisterInputType(reflect.TypeOf((*LintCodeArrayInput)(nil)).Elem(), LintCodeArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*OnFailureInput)(nil)).Elem(), OnFailure("allow"))
+	pulumi.RegisterInputType(reflect.TypeOf((*OnFailurePtrInput)(nil)).Elem(), OnFailure("allow"))
 	pulumi.RegisterInputType(reflect.TypeOf((*ProbeModeInput)(nil)).Elem(), ProbeMode("off"))
 	pulumi.RegisterInputType(reflect.TypeOf((*ProbeModePtrInput)(nil)).Elem(), ProbeMode("off"))
 	pulumi.RegisterInputType(reflect.TypeOf((*SourceTypeInput)(nil)).Elem(), SourceType("inline"))
@@ -1876,6 +2052,8 @@ func init() {
 	pulumi.RegisterOutputType(LintCodeOutput{})
 	pulumi.RegisterOutputType(LintCodePtrOutput{})
 	pulumi.RegisterOutputType(LintCodeArrayOutput{})
+	pulumi.RegisterOutputType(OnFailureOutput{})
+	pulumi.RegisterOutputType(OnFailurePtrOutput{})
 	pulumi.RegisterOutputType(ProbeModeOutput{})
 	pulumi.RegisterOutputType(ProbeModePtrOutput{})
 	pulumi.RegisterOutputType(SourceTypeOutput{})

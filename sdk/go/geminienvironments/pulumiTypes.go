@@ -135,6 +135,8 @@ func (o AllowlistEntryArrayOutput) Index(i pulumi.IntInput) AllowlistEntryOutput
 type CommandHandler struct {
 	// Command line run in the sandbox, e.g. `python3 /.agents/hooks-scripts/gate.py`.
 	Command string `pulumi:"command"`
+	// `deny`: a crash, a timeout or output that is no decision denies the call instead of allowing it (the handler runs in a wrapper that answers before `timeout`). Default `allow`, the runtime's rule; the held hooks.json never carries this field.
+	OnFailure *OnFailure `pulumi:"onFailure"`
 	// Seconds before the handler is abandoned (and the call allowed). Default 30.
 	Timeout *int `pulumi:"timeout"`
 	// `command`, set by the SDK: leave it out.
@@ -173,6 +175,8 @@ type CommandHandlerInput interface {
 type CommandHandlerArgs struct {
 	// Command line run in the sandbox, e.g. `python3 /.agents/hooks-scripts/gate.py`.
 	Command pulumi.StringInput `pulumi:"command"`
+	// `deny`: a crash, a timeout or output that is no decision denies the call instead of allowing it (the handler runs in a wrapper that answers before `timeout`). Default `allow`, the runtime's rule; the held hooks.json never carries this field.
+	OnFailure OnFailurePtrInput `pulumi:"onFailure"`
 	// Seconds before the handler is abandoned (and the call allowed). Default 30.
 	Timeout pulumi.IntPtrInput `pulumi:"timeout"`
 	// `command`, set by the SDK: leave it out.
@@ -276,6 +280,11 @@ func (o CommandHandlerOutput) Command() pulumi.StringOutput {
 	return o.ApplyT(func(v CommandHandler) string { return v.Command }).(pulumi.StringOutput)
 }
 
+// `deny`: a crash, a timeout or output that is no decision denies the call instead of allowing it (the handler runs in a wrapper that answers before `timeout`). Default `allow`, the runtime's rule; the held hooks.json never carries this field.
+func (o CommandHandlerOutput) OnFailure() OnFailurePtrOutput {
+	return o.ApplyT(func(v CommandHandler) *OnFailure { return v.OnFailure }).(OnFailurePtrOutput)
+}
+
 // Seconds before the handler is abandoned (and the call allowed). Default 30.
 func (o CommandHandlerOutput) Timeout() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v CommandHandler) *int { return v.Timeout }).(pulumi.IntPtrOutput)
@@ -318,6 +327,16 @@ func (o CommandHandlerPtrOutput) Command() pulumi.StringPtrOutput {
 		}
 		return &v.Command
 	}).(pulumi.StringPtrOutput)
+}
+
+// `deny`: a crash, a timeout or output that is no decision denies the call instead of allowing it (the handler runs in a wrapper that answers before `timeout`). Default `allow`, the runtime's rule; the held hooks.json never carries this field.
+func (o CommandHandlerPtrOutput) OnFailure() OnFailurePtrOutput {
+	return o.ApplyT(func(v *CommandHandler) *OnFailure {
+		if v == nil {
+			return nil
+		}
+		return v.OnFailure
+	}).(OnFailurePtrOutput)
 }
 
 // Seconds before the handler is abandoned (and the call allowed). Default 30.
@@ -700,6 +719,8 @@ func (o EnvironmentInfoArrayOutput) Index(i pulumi.IntInput) EnvironmentInfoOutp
 type HookBundle struct {
 	// The `.agents/hooks.json` content: named groups, in the order they run.
 	Config map[string]HooksGroup `pulumi:"config"`
+	// `on_failure` of every command handler that sets none: `deny` makes a handler's crash, timeout or output that is no decision deny the call (the handler runs in a wrapper shipped beside the scripts); `allow`, the default, is the runtime's rule.
+	OnFailure *OnFailure `pulumi:"onFailure"`
 	// `genv hooks probe` at every preview and update, after the lint and the policy cases: every pre handler against generated unkind tool calls in the local sandbox. `warn`: each fail-open finding (crash, timeout, no decision) is a warning; `error`: findings stop the preview. A reviewed finding is accepted in `acknowledgedWarnings` as `fail-open:<group>:<tool>:<outcome>`.
 	Probe *ProbeMode `pulumi:"probe"`
 	// Absolute sandbox paths of scripts that other sources ship, which commands may run without the bundle holding them.
@@ -725,6 +746,8 @@ type HookBundleInput interface {
 type HookBundleArgs struct {
 	// The `.agents/hooks.json` content: named groups, in the order they run.
 	Config HooksGroupMapInput `pulumi:"config"`
+	// `on_failure` of every command handler that sets none: `deny` makes a handler's crash, timeout or output that is no decision deny the call (the handler runs in a wrapper shipped beside the scripts); `allow`, the default, is the runtime's rule.
+	OnFailure OnFailurePtrInput `pulumi:"onFailure"`
 	// `genv hooks probe` at every preview and update, after the lint and the policy cases: every pre handler against generated unkind tool calls in the local sandbox. `warn`: each fail-open finding (crash, timeout, no decision) is a warning; `error`: findings stop the preview. A reviewed finding is accepted in `acknowledgedWarnings` as `fail-open:<group>:<tool>:<outcome>`.
 	Probe ProbeModePtrInput `pulumi:"probe"`
 	// Absolute sandbox paths of scripts that other sources ship, which commands may run without the bundle holding them.
@@ -765,6 +788,11 @@ func (o HookBundleOutput) ToHookBundleOutputWithContext(ctx context.Context) Hoo
 // The `.agents/hooks.json` content: named groups, in the order they run.
 func (o HookBundleOutput) Config() HooksGroupMapOutput {
 	return o.ApplyT(func(v HookBundle) map[string]HooksGroup { return v.Config }).(HooksGroupMapOutput)
+}
+
+// `on_failure` of every command handler that sets none: `deny` makes a handler's crash, timeout or output that is no decision deny the call (the handler runs in a wrapper shipped beside the scripts); `allow`, the default, is the runtime's rule.
+func (o HookBundleOutput) OnFailure() OnFailurePtrOutput {
+	return o.ApplyT(func(v HookBundle) *OnFailure { return v.OnFailure }).(OnFailurePtrOutput)
 }
 
 // `genv hooks probe` at every preview and update, after the lint and the policy cases: every pre handler against generated unkind tool calls in the local sandbox. `warn`: each fail-open finding (crash, timeout, no decision) is a warning; `error`: findings stop the preview. A reviewed finding is accepted in `acknowledgedWarnings` as `fail-open:<group>:<tool>:<outcome>`.
@@ -819,6 +847,16 @@ func (o HookBundlePtrOutput) Config() HooksGroupMapOutput {
 		}
 		return v.Config
 	}).(HooksGroupMapOutput)
+}
+
+// `on_failure` of every command handler that sets none: `deny` makes a handler's crash, timeout or output that is no decision deny the call (the handler runs in a wrapper shipped beside the scripts); `allow`, the default, is the runtime's rule.
+func (o HookBundlePtrOutput) OnFailure() OnFailurePtrOutput {
+	return o.ApplyT(func(v *HookBundle) *OnFailure {
+		if v == nil {
+			return nil
+		}
+		return v.OnFailure
+	}).(OnFailurePtrOutput)
 }
 
 // `genv hooks probe` at every preview and update, after the lint and the policy cases: every pre handler against generated unkind tool calls in the local sandbox. `warn`: each fail-open finding (crash, timeout, no decision) is a warning; `error`: findings stop the preview. A reviewed finding is accepted in `acknowledgedWarnings` as `fail-open:<group>:<tool>:<outcome>`.
@@ -1416,6 +1454,8 @@ func (o HooksTestCaseArrayOutput) Index(i pulumi.IntInput) HooksTestCaseOutput {
 type HttpHandler struct {
 	// Non-sensitive headers, e.g. `{"X-Event-Source": "agent-sandbox"}`; credentials go on the network allowlist.
 	Headers map[string]string `pulumi:"headers"`
+	// Only `allow`: the service makes the request, so nothing in the sandbox can answer for it. For `deny`, use a command handler that calls the URL.
+	OnFailure *OnFailure `pulumi:"onFailure"`
 	// Seconds before the handler is abandoned (and the call allowed). Default 30.
 	Timeout *int `pulumi:"timeout"`
 	// `http`, set by the SDK: leave it out.
@@ -1456,6 +1496,8 @@ type HttpHandlerInput interface {
 type HttpHandlerArgs struct {
 	// Non-sensitive headers, e.g. `{"X-Event-Source": "agent-sandbox"}`; credentials go on the network allowlist.
 	Headers pulumi.StringMapInput `pulumi:"headers"`
+	// Only `allow`: the service makes the request, so nothing in the sandbox can answer for it. For `deny`, use a command handler that calls the URL.
+	OnFailure OnFailurePtrInput `pulumi:"onFailure"`
 	// Seconds before the handler is abandoned (and the call allowed). Default 30.
 	Timeout pulumi.IntPtrInput `pulumi:"timeout"`
 	// `http`, set by the SDK: leave it out.
@@ -1561,6 +1603,11 @@ func (o HttpHandlerOutput) Headers() pulumi.StringMapOutput {
 	return o.ApplyT(func(v HttpHandler) map[string]string { return v.Headers }).(pulumi.StringMapOutput)
 }
 
+// Only `allow`: the service makes the request, so nothing in the sandbox can answer for it. For `deny`, use a command handler that calls the URL.
+func (o HttpHandlerOutput) OnFailure() OnFailurePtrOutput {
+	return o.ApplyT(func(v HttpHandler) *OnFailure { return v.OnFailure }).(OnFailurePtrOutput)
+}
+
 // Seconds before the handler is abandoned (and the call allowed). Default 30.
 func (o HttpHandlerOutput) Timeout() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v HttpHandler) *int { return v.Timeout }).(pulumi.IntPtrOutput)
@@ -1608,6 +1655,16 @@ func (o HttpHandlerPtrOutput) Headers() pulumi.StringMapOutput {
 		}
 		return v.Headers
 	}).(pulumi.StringMapOutput)
+}
+
+// Only `allow`: the service makes the request, so nothing in the sandbox can answer for it. For `deny`, use a command handler that calls the URL.
+func (o HttpHandlerPtrOutput) OnFailure() OnFailurePtrOutput {
+	return o.ApplyT(func(v *HttpHandler) *OnFailure {
+		if v == nil {
+			return nil
+		}
+		return v.OnFailure
+	}).(OnFailurePtrOutput)
 }
 
 // Seconds before the handler is abandoned (and the call allowed). Default 30.

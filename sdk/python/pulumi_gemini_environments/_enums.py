@@ -15,6 +15,7 @@ __all__ = [
     'HookEvent',
     'InjectionLocation',
     'LintCode',
+    'OnFailure',
     'ProbeMode',
     'SourceType',
     'UpdateStrategy',
@@ -178,6 +179,29 @@ class LintCode(_builtins.str, Enum):
     INLINE_HOOKS_WRITABLE = "inline-hooks-writable"
     """
     Inline hooks and scripts, which the agent can rewrite (warning).
+    """
+    HTTP_ON_FAILURE_DENY = "http-on-failure-deny"
+    """
+    `on_failure: deny` on an HTTP handler, which nothing in the sandbox can answer for (error).
+    """
+    ON_FAILURE_NOT_COMPILED = "on-failure-not-compiled"
+    """
+    `on_failure` in a hooks.json an environment holds as it is, which the runtime ignores (error).
+    """
+
+
+@pulumi.type_token("gemini-environments:index:OnFailure")
+class OnFailure(_builtins.str, Enum):
+    """
+    What the call gets when the handler fails: it crashes, runs past its timeout or prints no decision.
+    """
+    ALLOW = "allow"
+    """
+    The call goes ahead, as the runtime decides (the default).
+    """
+    DENY = "deny"
+    """
+    The call is denied, the reason naming the failure: the handler is run by a wrapper that answers for it.
     """
 
 

@@ -119,6 +119,10 @@ class CommandHandlerArgsDict(TypedDict):
     """
     Command line run in the sandbox, e.g. `python3 /.agents/hooks-scripts/gate.py`.
     """
+    on_failure: NotRequired[pulumi.Input[Optional['OnFailure']]]
+    """
+    `deny`: a crash, a timeout or output that is no decision denies the call instead of allowing it (the handler runs in a wrapper that answers before `timeout`). Default `allow`, the runtime's rule; the held hooks.json never carries this field.
+    """
     timeout: NotRequired[pulumi.Input[Optional[_builtins.int]]]
     """
     Seconds before the handler is abandoned (and the call allowed). Default 30.
@@ -132,16 +136,20 @@ class CommandHandlerArgsDict(TypedDict):
 class CommandHandlerArgs:
     def __init__(__self__, *,
                  command: pulumi.Input[_builtins.str],
+                 on_failure: pulumi.Input[Optional['OnFailure']] = None,
                  timeout: pulumi.Input[Optional[_builtins.int]] = None,
                  type: pulumi.Input[Optional[_builtins.str]] = None):
         """
         Runs a command line in the sandbox; the event JSON on stdin, the decision JSON on stdout.
 
         :param pulumi.Input[_builtins.str] command: Command line run in the sandbox, e.g. `python3 /.agents/hooks-scripts/gate.py`.
+        :param pulumi.Input['OnFailure'] on_failure: `deny`: a crash, a timeout or output that is no decision denies the call instead of allowing it (the handler runs in a wrapper that answers before `timeout`). Default `allow`, the runtime's rule; the held hooks.json never carries this field.
         :param pulumi.Input[_builtins.int] timeout: Seconds before the handler is abandoned (and the call allowed). Default 30.
         :param pulumi.Input[_builtins.str] type: `command`, set by the SDK: leave it out.
         """
         pulumi.set(__self__, "command", command)
+        if on_failure is not None:
+            pulumi.set(__self__, "on_failure", on_failure)
         if timeout is None:
             timeout = 30
         if timeout is not None:
@@ -162,6 +170,18 @@ class CommandHandlerArgs:
     @command.setter
     def command(self, value: pulumi.Input[_builtins.str]):
         pulumi.set(self, "command", value)
+
+    @_builtins.property
+    @pulumi.getter(name="onFailure")
+    def on_failure(self) -> pulumi.Input[Optional['OnFailure']]:
+        """
+        `deny`: a crash, a timeout or output that is no decision denies the call instead of allowing it (the handler runs in a wrapper that answers before `timeout`). Default `allow`, the runtime's rule; the held hooks.json never carries this field.
+        """
+        return pulumi.get(self, "on_failure")
+
+    @on_failure.setter
+    def on_failure(self, value: pulumi.Input[Optional['OnFailure']]):
+        pulumi.set(self, "on_failure", value)
 
     @_builtins.property
     @pulumi.getter
@@ -250,6 +270,10 @@ class HookBundleArgsDict(TypedDict):
     """
     The `.agents/hooks.json` content: named groups, in the order they run.
     """
+    on_failure: NotRequired[pulumi.Input[Optional['OnFailure']]]
+    """
+    `on_failure` of every command handler that sets none: `deny` makes a handler's crash, timeout or output that is no decision deny the call (the handler runs in a wrapper shipped beside the scripts); `allow`, the default, is the runtime's rule.
+    """
     probe: NotRequired[pulumi.Input[Optional['ProbeMode']]]
     """
     `genv hooks probe` at every preview and update, after the lint and the policy cases: every pre handler against generated unkind tool calls in the local sandbox. `warn`: each fail-open finding (crash, timeout, no decision) is a warning; `error`: findings stop the preview. A reviewed finding is accepted in `acknowledgedWarnings` as `fail-open:<group>:<tool>:<outcome>`.
@@ -271,6 +295,7 @@ class HookBundleArgsDict(TypedDict):
 class HookBundleArgs:
     def __init__(__self__, *,
                  config: pulumi.Input[Mapping[str, pulumi.Input['HooksGroupArgs']]],
+                 on_failure: pulumi.Input[Optional['OnFailure']] = None,
                  probe: pulumi.Input[Optional['ProbeMode']] = None,
                  provided_scripts: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  scripts: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
@@ -279,12 +304,15 @@ class HookBundleArgs:
         A hooks config and the scripts it runs, shipped as inline sources.
 
         :param pulumi.Input[Mapping[str, pulumi.Input['HooksGroupArgs']]] config: The `.agents/hooks.json` content: named groups, in the order they run.
+        :param pulumi.Input['OnFailure'] on_failure: `on_failure` of every command handler that sets none: `deny` makes a handler's crash, timeout or output that is no decision deny the call (the handler runs in a wrapper shipped beside the scripts); `allow`, the default, is the runtime's rule.
         :param pulumi.Input['ProbeMode'] probe: `genv hooks probe` at every preview and update, after the lint and the policy cases: every pre handler against generated unkind tool calls in the local sandbox. `warn`: each fail-open finding (crash, timeout, no decision) is a warning; `error`: findings stop the preview. A reviewed finding is accepted in `acknowledgedWarnings` as `fail-open:<group>:<tool>:<outcome>`.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] provided_scripts: Absolute sandbox paths of scripts that other sources ship, which commands may run without the bundle holding them.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] scripts: Scripts by name, each shipped at `.agents/hooks-scripts/<name>` (their text). Every script a command runs must be here.
         :param pulumi.Input[Sequence[pulumi.Input['HooksTestCaseArgs']]] tests: Policy cases, as `genv hooks test` reads them: a tool call, the decision expected and an optional reason substring. They run at every preview in the local sandbox; a regression fails it.
         """
         pulumi.set(__self__, "config", config)
+        if on_failure is not None:
+            pulumi.set(__self__, "on_failure", on_failure)
         if probe is not None:
             pulumi.set(__self__, "probe", probe)
         if provided_scripts is not None:
@@ -305,6 +333,18 @@ class HookBundleArgs:
     @config.setter
     def config(self, value: pulumi.Input[Mapping[str, pulumi.Input['HooksGroupArgs']]]):
         pulumi.set(self, "config", value)
+
+    @_builtins.property
+    @pulumi.getter(name="onFailure")
+    def on_failure(self) -> pulumi.Input[Optional['OnFailure']]:
+        """
+        `on_failure` of every command handler that sets none: `deny` makes a handler's crash, timeout or output that is no decision deny the call (the handler runs in a wrapper shipped beside the scripts); `allow`, the default, is the runtime's rule.
+        """
+        return pulumi.get(self, "on_failure")
+
+    @on_failure.setter
+    def on_failure(self, value: pulumi.Input[Optional['OnFailure']]):
+        pulumi.set(self, "on_failure", value)
 
     @_builtins.property
     @pulumi.getter
@@ -683,6 +723,10 @@ class HttpHandlerArgsDict(TypedDict):
     """
     Non-sensitive headers, e.g. `{"X-Event-Source": "agent-sandbox"}`; credentials go on the network allowlist.
     """
+    on_failure: NotRequired[pulumi.Input[Optional['OnFailure']]]
+    """
+    Only `allow`: the service makes the request, so nothing in the sandbox can answer for it. For `deny`, use a command handler that calls the URL.
+    """
     timeout: NotRequired[pulumi.Input[Optional[_builtins.int]]]
     """
     Seconds before the handler is abandoned (and the call allowed). Default 30.
@@ -697,6 +741,7 @@ class HttpHandlerArgs:
     def __init__(__self__, *,
                  url: pulumi.Input[_builtins.str],
                  headers: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
+                 on_failure: pulumi.Input[Optional['OnFailure']] = None,
                  timeout: pulumi.Input[Optional[_builtins.int]] = None,
                  type: pulumi.Input[Optional[_builtins.str]] = None):
         """
@@ -704,12 +749,15 @@ class HttpHandlerArgs:
 
         :param pulumi.Input[_builtins.str] url: External HTTPS endpoint, e.g. `https://telemetry.example.com/api/v1/agent-events`.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] headers: Non-sensitive headers, e.g. `{"X-Event-Source": "agent-sandbox"}`; credentials go on the network allowlist.
+        :param pulumi.Input['OnFailure'] on_failure: Only `allow`: the service makes the request, so nothing in the sandbox can answer for it. For `deny`, use a command handler that calls the URL.
         :param pulumi.Input[_builtins.int] timeout: Seconds before the handler is abandoned (and the call allowed). Default 30.
         :param pulumi.Input[_builtins.str] type: `http`, set by the SDK: leave it out.
         """
         pulumi.set(__self__, "url", url)
         if headers is not None:
             pulumi.set(__self__, "headers", headers)
+        if on_failure is not None:
+            pulumi.set(__self__, "on_failure", on_failure)
         if timeout is None:
             timeout = 30
         if timeout is not None:
@@ -742,6 +790,18 @@ class HttpHandlerArgs:
     @headers.setter
     def headers(self, value: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]):
         pulumi.set(self, "headers", value)
+
+    @_builtins.property
+    @pulumi.getter(name="onFailure")
+    def on_failure(self) -> pulumi.Input[Optional['OnFailure']]:
+        """
+        Only `allow`: the service makes the request, so nothing in the sandbox can answer for it. For `deny`, use a command handler that calls the URL.
+        """
+        return pulumi.get(self, "on_failure")
+
+    @on_failure.setter
+    def on_failure(self, value: pulumi.Input[Optional['OnFailure']]):
+        pulumi.set(self, "on_failure", value)
 
     @_builtins.property
     @pulumi.getter

@@ -83,18 +83,39 @@ class CommandHandler(dict):
     """
     Runs a command line in the sandbox; the event JSON on stdin, the decision JSON on stdout.
     """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "onFailure":
+            suggest = "on_failure"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in CommandHandler. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        CommandHandler.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        CommandHandler.__key_warning(key)
+        return super().get(key, default)
+
     def __init__(__self__, *,
                  command: _builtins.str,
+                 on_failure: Optional['OnFailure'] = None,
                  timeout: Optional[_builtins.int] = None,
                  type: Optional[_builtins.str] = None):
         """
         Runs a command line in the sandbox; the event JSON on stdin, the decision JSON on stdout.
 
         :param _builtins.str command: Command line run in the sandbox, e.g. `python3 /.agents/hooks-scripts/gate.py`.
+        :param 'OnFailure' on_failure: `deny`: a crash, a timeout or output that is no decision denies the call instead of allowing it (the handler runs in a wrapper that answers before `timeout`). Default `allow`, the runtime's rule; the held hooks.json never carries this field.
         :param _builtins.int timeout: Seconds before the handler is abandoned (and the call allowed). Default 30.
         :param _builtins.str type: `command`, set by the SDK: leave it out.
         """
         pulumi.set(__self__, "command", command)
+        if on_failure is not None:
+            pulumi.set(__self__, "on_failure", on_failure)
         if timeout is None:
             timeout = 30
         if timeout is not None:
@@ -111,6 +132,14 @@ class CommandHandler(dict):
         Command line run in the sandbox, e.g. `python3 /.agents/hooks-scripts/gate.py`.
         """
         return pulumi.get(self, "command")
+
+    @_builtins.property
+    @pulumi.getter(name="onFailure")
+    def on_failure(self) -> Optional['OnFailure']:
+        """
+        `deny`: a crash, a timeout or output that is no decision denies the call instead of allowing it (the handler runs in a wrapper that answers before `timeout`). Default `allow`, the runtime's rule; the held hooks.json never carries this field.
+        """
+        return pulumi.get(self, "on_failure")
 
     @_builtins.property
     @pulumi.getter
@@ -388,7 +417,9 @@ class HookBundle(dict):
     @staticmethod
     def __key_warning(key: str):
         suggest = None
-        if key == "providedScripts":
+        if key == "onFailure":
+            suggest = "on_failure"
+        elif key == "providedScripts":
             suggest = "provided_scripts"
 
         if suggest:
@@ -404,6 +435,7 @@ class HookBundle(dict):
 
     def __init__(__self__, *,
                  config: Mapping[str, 'outputs.HooksGroup'],
+                 on_failure: Optional['OnFailure'] = None,
                  probe: Optional['ProbeMode'] = None,
                  provided_scripts: Optional[Sequence[_builtins.str]] = None,
                  scripts: Optional[Mapping[str, _builtins.str]] = None,
@@ -412,12 +444,15 @@ class HookBundle(dict):
         A hooks config and the scripts it runs, shipped as inline sources.
 
         :param Mapping[str, 'HooksGroup'] config: The `.agents/hooks.json` content: named groups, in the order they run.
+        :param 'OnFailure' on_failure: `on_failure` of every command handler that sets none: `deny` makes a handler's crash, timeout or output that is no decision deny the call (the handler runs in a wrapper shipped beside the scripts); `allow`, the default, is the runtime's rule.
         :param 'ProbeMode' probe: `genv hooks probe` at every preview and update, after the lint and the policy cases: every pre handler against generated unkind tool calls in the local sandbox. `warn`: each fail-open finding (crash, timeout, no decision) is a warning; `error`: findings stop the preview. A reviewed finding is accepted in `acknowledgedWarnings` as `fail-open:<group>:<tool>:<outcome>`.
         :param Sequence[_builtins.str] provided_scripts: Absolute sandbox paths of scripts that other sources ship, which commands may run without the bundle holding them.
         :param Mapping[str, _builtins.str] scripts: Scripts by name, each shipped at `.agents/hooks-scripts/<name>` (their text). Every script a command runs must be here.
         :param Sequence['HooksTestCase'] tests: Policy cases, as `genv hooks test` reads them: a tool call, the decision expected and an optional reason substring. They run at every preview in the local sandbox; a regression fails it.
         """
         pulumi.set(__self__, "config", config)
+        if on_failure is not None:
+            pulumi.set(__self__, "on_failure", on_failure)
         if probe is not None:
             pulumi.set(__self__, "probe", probe)
         if provided_scripts is not None:
@@ -434,6 +469,14 @@ class HookBundle(dict):
         The `.agents/hooks.json` content: named groups, in the order they run.
         """
         return pulumi.get(self, "config")
+
+    @_builtins.property
+    @pulumi.getter(name="onFailure")
+    def on_failure(self) -> Optional['OnFailure']:
+        """
+        `on_failure` of every command handler that sets none: `deny` makes a handler's crash, timeout or output that is no decision deny the call (the handler runs in a wrapper shipped beside the scripts); `allow`, the default, is the runtime's rule.
+        """
+        return pulumi.get(self, "on_failure")
 
     @_builtins.property
     @pulumi.getter
@@ -713,9 +756,27 @@ class HttpHandler(dict):
     """
     POSTs the event JSON to an external HTTPS endpoint; the response body is the decision JSON.
     """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "onFailure":
+            suggest = "on_failure"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in HttpHandler. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        HttpHandler.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        HttpHandler.__key_warning(key)
+        return super().get(key, default)
+
     def __init__(__self__, *,
                  url: _builtins.str,
                  headers: Optional[Mapping[str, _builtins.str]] = None,
+                 on_failure: Optional['OnFailure'] = None,
                  timeout: Optional[_builtins.int] = None,
                  type: Optional[_builtins.str] = None):
         """
@@ -723,12 +784,15 @@ class HttpHandler(dict):
 
         :param _builtins.str url: External HTTPS endpoint, e.g. `https://telemetry.example.com/api/v1/agent-events`.
         :param Mapping[str, _builtins.str] headers: Non-sensitive headers, e.g. `{"X-Event-Source": "agent-sandbox"}`; credentials go on the network allowlist.
+        :param 'OnFailure' on_failure: Only `allow`: the service makes the request, so nothing in the sandbox can answer for it. For `deny`, use a command handler that calls the URL.
         :param _builtins.int timeout: Seconds before the handler is abandoned (and the call allowed). Default 30.
         :param _builtins.str type: `http`, set by the SDK: leave it out.
         """
         pulumi.set(__self__, "url", url)
         if headers is not None:
             pulumi.set(__self__, "headers", headers)
+        if on_failure is not None:
+            pulumi.set(__self__, "on_failure", on_failure)
         if timeout is None:
             timeout = 30
         if timeout is not None:
@@ -753,6 +817,14 @@ class HttpHandler(dict):
         Non-sensitive headers, e.g. `{"X-Event-Source": "agent-sandbox"}`; credentials go on the network allowlist.
         """
         return pulumi.get(self, "headers")
+
+    @_builtins.property
+    @pulumi.getter(name="onFailure")
+    def on_failure(self) -> Optional['OnFailure']:
+        """
+        Only `allow`: the service makes the request, so nothing in the sandbox can answer for it. For `deny`, use a command handler that calls the URL.
+        """
+        return pulumi.get(self, "on_failure")
 
     @_builtins.property
     @pulumi.getter
