@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { runHooksDiff } from "../../../cli/commands/hooks-diff";
-import { PROBE_HOOKS, PROBE_SCRIPTS, writeAgentsDir } from "./_probe-gates";
+import { PROBE_HOOKS, PROBE_SCRIPTS, writeAgentsDir } from "../../support/probe-gates";
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), "genv-hooks-probe-diff-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

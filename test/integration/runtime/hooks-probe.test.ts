@@ -13,7 +13,7 @@ import { runHooksTest } from "../../../cli/commands/hooks-test";
 import { buildProgram, runProgram } from "../../../cli/main";
 import { probeCorpus } from "../../../hooks/probe/corpus";
 import type { ProbeReport } from "../../../hooks/probe/run";
-import { PROBE_HOOKS, PROBE_SCRIPTS, writeAgentsDir } from "./_probe-gates";
+import { PROBE_HOOKS, PROBE_SCRIPTS, writeAgentsDir } from "../../support/probe-gates";
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), "genv-hooks-probe-test-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

@@ -14,7 +14,7 @@ import { runHooksTest } from "../../../cli/commands/hooks-test";
 import { command, group } from "../../../hooks/builders";
 import { HookBundle } from "../../../provider/components/hook-bundle";
 import { startTestEmulator, type TestEmulator } from "../../support/emulator";
-import { PROBE_HOOKS, PROBE_SCRIPTS, writeAgentsDir } from "./_probe-gates";
+import { PROBE_HOOKS, PROBE_SCRIPTS, writeAgentsDir } from "../../support/probe-gates";
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), "genv-on-failure-test-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
