@@ -4,6 +4,7 @@
 // Environment a plugin resource under its component, the hooks shipped, the linter's warnings shown.
 import type { Stack } from "@pulumi/pulumi/automation";
 
+import { FAIL_OPEN_CALLS, ORDINARY_CALLS, PROBE_SCRIPTS } from "../support/probe-gates";
 import { E2E_TEST_TIMEOUT_MS, listIds, pluginProject, program, useE2E } from "./_workspace";
 
 interface StateResource {
@@ -60,6 +61,35 @@ outputs:
   fileCount: \${guarded.fileCount}
 `;
 
+/**
+ * Two more GuardedEnvironments with the three gates that fail open (test/support/probe-gates.ts):
+ * `failClosed` with onFailure deny (crashy's own, the others by the bundle's default), `failOpen` without.
+ */
+const gatesYaml = (name: string, onFailure: boolean) => `  ${name}:
+    type: gemini-environments:index:GuardedEnvironment
+    properties:
+      hooks:
+        config:
+          crashy:
+            preToolExecution:
+              - matcher: code_execution
+                hooks:
+                  - command: { command: python3 /.agents/hooks-scripts/crashy.py, timeout: 10${onFailure ? ", onFailure: deny" : ""} }
+          slow:
+            preToolExecution:
+              - matcher: code_execution
+                hooks:
+                  - command: { command: python3 /.agents/hooks-scripts/slow.py, timeout: 3 }
+          chatty:
+            preToolExecution:
+              - matcher: view_file|list_dir
+                hooks:
+                  - command: { command: python3 /.agents/hooks-scripts/chatty.py, timeout: 10 }
+        scripts:
+${["crashy.py", "slow.py", "chatty.py"].map((script) => `          ${script}: ${JSON.stringify(PROBE_SCRIPTS[script])}`).join("\n")}
+${onFailure ? "        onFailure: deny\n" : ""}      network: { disabled: true }
+`;
+
 describe("components through the plugin's construct (real engine)", () => {
   const e2e = useE2E();
 
@@ -90,12 +120,9 @@ describe("components through the plugin's construct (real engine)", () => {
     expect(await listIds(e2e().client)).toEqual([]);
   }, E2E_TEST_TIMEOUT_MS);
 
-  test("Pulumi YAML: gemini-environments:index:GuardedEnvironment", async () => {
-    const dir = await e2e().workspace.addProgram(
-      "components-yaml",
-      { "index.js": "" },
-      `${pluginProject("components-yaml", e2e().pluginBinDir, "runtime: yaml")}${YAML_PROGRAM}`,
-    );
+  test("Pulumi YAML: gemini-environments:index:GuardedEnvironment; onFailure deny makes the gates that fail open deny", async () => {
+    const yaml = YAML_PROGRAM.replace("outputs:\n", `${gatesYaml("failClosed", true)}${gatesYaml("failOpen", false)}outputs:\n  failClosedId: \${failClosed.environmentId}\n  failOpenId: \${failOpen.environmentId}\n`);
+    const dir = await e2e().workspace.addProgram("components-yaml", { "index.js": "" }, `${pluginProject("components-yaml", e2e().pluginBinDir, "runtime: yaml")}${yaml}`);
     const stack = await e2e().stack(dir, "yaml");
     const up = await e2e().run(stack, (s, onOutput) => s.up({ onOutput }));
     expect(up.outputs.fileCount.value).toBe(3);
@@ -103,6 +130,18 @@ describe("components through the plugin's construct (real engine)", () => {
     expect(child?.id).toBe(up.outputs.environmentId.value);
     const environment = await e2e().client.get(up.outputs.environmentId.value);
     expect(environment.sources?.[0]).toMatchObject({ target: ".agents/hooks.json", content: expect.stringContaining('"security-gate"') });
+
+    // The three ways a gate fails open: denied with onFailure deny, naming the failure; allowed without.
+    const [failClosed, failOpen] = [up.outputs.failClosedId.value as string, up.outputs.failOpenId.value as string];
+    for (const { tool_call, failure } of FAIL_OPEN_CALLS) {
+      const closed = await e2e().client.executeTool(failClosed, tool_call);
+      expect([tool_call.args, closed.decision, closed.reason]).toEqual([tool_call.args, "deny", expect.stringContaining(failure)]);
+      expect([tool_call.args, (await e2e().client.executeTool(failOpen, tool_call)).decision]).toEqual([tool_call.args, "allow"]);
+    }
+    for (const { tool_call, expect: decision, reason } of ORDINARY_CALLS) {
+      const own = await e2e().client.executeTool(failClosed, tool_call);
+      expect([tool_call.args, own.decision, own.reason]).toEqual([tool_call.args, decision, reason === undefined ? undefined : expect.stringContaining(reason)]);
+    }
 
     await e2e().run(stack, (s, onOutput) => s.destroy({ onOutput }));
     expect(await listIds(e2e().client)).toEqual([]);

@@ -16,6 +16,7 @@ import { ownerOf } from "../../emulator/api";
 import { startTestEmulator, TEST_KEY, type TestEmulator } from "../support/emulator";
 import { describeNeeding } from "../support/prerequisites";
 import { cachedOpenTofuBinary, cliConfig, PROVIDER_SOURCE, providerMirror, terraformEnv, terraformOnPath, type ProviderMirror } from "../../devtools/terraform";
+import { FAIL_OPEN_CALLS, ORDINARY_CALLS, PROBE_SCRIPTS } from "../support/probe-gates";
 import { repoRoot } from "./engine";
 
 const TEST_TIMEOUT_MS = 120_000;
@@ -300,6 +301,26 @@ for (const engine of ENGINES) {
       expect((await client.credentials.list()).credentials ?? []).toEqual([]);
     }, TEST_TIMEOUT_MS);
 
+    test("on_failure = \"deny\" on geminienvironments_hooks: the gates that fail open deny those calls, and keep their own decisions; without it they allow", async () => {
+      for (const [name, content] of Object.entries(PROBE_SCRIPTS)) fs.writeFileSync(path.join(dir, name), content);
+      fs.writeFileSync(path.join(dir, "main.tf"), ON_FAILURE_CONFIGURATION);
+      await ok("apply", "-auto-approve");
+      const values = await outputs();
+      const [closed, open] = [values.closed_id.value as string, values.open_id.value as string];
+      expect(values.closed_hooks_json.value).not.toContain("on_failure");
+      for (const { tool_call, failure } of FAIL_OPEN_CALLS) {
+        const denied = await client.executeTool(closed, tool_call);
+        expect([tool_call.args, denied.decision, denied.reason]).toEqual([tool_call.args, "deny", expect.stringContaining(failure)]);
+        expect([tool_call.args, (await client.executeTool(open, tool_call)).decision]).toEqual([tool_call.args, "allow"]);
+      }
+      for (const { tool_call, expect: decision, reason } of ORDINARY_CALLS) {
+        const own = await client.executeTool(closed, tool_call);
+        expect([tool_call.args, own.decision, own.reason]).toEqual([tool_call.args, decision, reason === undefined ? undefined : expect.stringContaining(reason)]);
+      }
+      await ok("destroy", "-auto-approve");
+      expect(await liveEnvironments()).toEqual([]);
+    }, TEST_TIMEOUT_MS);
+
     test("a killed apply, then a second apply: the environment the first made is adopted, none orphaned, none doubled", async () => {
       // Creates answered 5 s late: the environment exists while Terraform still waits, and is killed.
       const slow = await startTestEmulator({ faults: "rate=1,kinds=slow,routes=create,delay=5s" });
@@ -364,6 +385,53 @@ for (const engine of ENGINES) {
     }, TEST_TIMEOUT_MS);
   });
 }
+
+// ---------------------------------------------------------------------------------------------
+// on_failure: the three gates of test/support/probe-gates.ts, with on_failure = "deny" (crashy's own,
+// the others by the data source's default) and without
+// ---------------------------------------------------------------------------------------------
+
+const gatesConfig = (crashyOnFailure: string) => `jsonencode({
+    crashy = { pre_tool_execution = [{ matcher = "code_execution", hooks = [{ type = "command", command = "python3 /.agents/hooks-scripts/crashy.py", timeout = 10${crashyOnFailure} }] }] }
+    slow   = { pre_tool_execution = [{ matcher = "code_execution", hooks = [{ type = "command", command = "python3 /.agents/hooks-scripts/slow.py", timeout = 3 }] }] }
+    chatty = { pre_tool_execution = [{ matcher = "view_file|list_dir", hooks = [{ type = "command", command = "python3 /.agents/hooks-scripts/chatty.py", timeout = 10 }] }] }
+  })`;
+const GATE_SCRIPTS = `{ for name in ["crashy.py", "slow.py", "chatty.py"] : name => file("\${path.module}/\${name}") }`;
+
+const ON_FAILURE_CONFIGURATION = `
+terraform {
+  required_providers {
+    geminienvironments = { source = "gemini-environments/geminienvironments" }
+  }
+}
+
+provider "geminienvironments" {}
+
+data "geminienvironments_hooks" "closed" {
+  config     = ${gatesConfig(', on_failure = "deny"')}
+  scripts    = ${GATE_SCRIPTS}
+  on_failure = "deny"
+}
+
+data "geminienvironments_hooks" "open" {
+  config  = ${gatesConfig("")}
+  scripts = ${GATE_SCRIPTS}
+}
+
+resource "geminienvironments_environment" "closed" {
+  sources = data.geminienvironments_hooks.closed.sources
+  network = { disabled = true }
+}
+
+resource "geminienvironments_environment" "open" {
+  sources = data.geminienvironments_hooks.open.sources
+  network = { disabled = true }
+}
+
+output "closed_id" { value = geminienvironments_environment.closed.id }
+output "open_id" { value = geminienvironments_environment.open.id }
+output "closed_hooks_json" { value = data.geminienvironments_hooks.closed.hooks_json }
+`;
 
 // ---------------------------------------------------------------------------------------------
 // The configuration

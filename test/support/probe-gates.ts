@@ -56,7 +56,7 @@ else:
     print(json.dumps({"decision": "allow"}))
 `;
 
-const rule = (matcher: string, script: string, timeout: number) => ({ matcher, hooks: [{ type: "command", command: `python3 /.agents/hooks-scripts/${script}`, timeout }] });
+const rule = (matcher: string, script: string, timeout: number) => ({ matcher, hooks: [{ type: "command" as const, command: `python3 /.agents/hooks-scripts/${script}`, timeout }] });
 
 export const PROBE_HOOKS = {
   crashy: { pre_tool_execution: [rule("code_execution", "crashy.py", 10)] },
@@ -66,6 +66,23 @@ export const PROBE_HOOKS = {
 };
 
 export const PROBE_SCRIPTS: Record<string, string> = { "crashy.py": CRASHY, "slow.py": SLOW, "chatty.py": CHATTY, "robust.py": ROBUST };
+
+/**
+ * A call on which each of crashy, slow and chatty fails open, and what the on_failure "deny" wrapper says
+ * of it (slow's timeout of 3 s leaves a deadline of 2.4 s).
+ */
+export const FAIL_OPEN_CALLS = [
+  { name: "crash beyond Latin-1", tool_call: { name: "code_execution", args: { code: "echo 日本語", language: "bash" } }, failure: "crashed with exit 1" },
+  { name: "timeout on a long script", tool_call: { name: "code_execution", args: { code: "echo a ".repeat(4000), language: "bash" } }, failure: "ran past its deadline of 2.4 s" },
+  { name: "a note instead of a decision", tool_call: { name: "view_file", args: { path: "/workspace/my notes.txt" } }, failure: "printed no decision" },
+];
+/** Ordinary calls, with the decision of crashy, slow and chatty together. */
+export const ORDINARY_CALLS = [
+  { name: "crashy denies sudo", tool_call: { name: "code_execution", args: { code: "sudo ls", language: "bash" } }, expect: "deny", reason: "no sudo" },
+  { name: "the gates allow echo", tool_call: { name: "code_execution", args: { code: "echo hello", language: "bash" } }, expect: "allow" },
+  { name: "chatty denies private records", tool_call: { name: "view_file", args: { path: "/workspace/private/employees.json" } }, expect: "deny", reason: "private records" },
+  { name: "chatty allows a public file", tool_call: { name: "view_file", args: { path: "/workspace/public/summary.json" } }, expect: "allow" },
+];
 
 /** Writes `hooks` and `scripts` under `dir` as `.agents/` holds them; returns hooks.json's path. */
 export function writeAgentsDir(dir: string, hooks: unknown, scripts: Record<string, string>): string {

@@ -1,5 +1,5 @@
 /**
- * `on_failure: "deny"` in the real sandbox, for the three ways a gate fails open (`_probe-gates.ts`: a
+ * `on_failure: "deny"` in the real sandbox, for the three ways a gate fails open (test/support/probe-gates.ts: a
  * crash on text beyond Latin-1, a timeout on a long script, a note printed before the decision): the
  * wrapped gate denies those calls, naming the failure, and keeps its own decisions on ordinary calls —
  * through `genv hooks test --strict`, and through an emulator environment's `:executeTool` with the
@@ -14,27 +14,13 @@ import { runHooksTest } from "../../../cli/commands/hooks-test";
 import { command, group } from "../../../hooks/builders";
 import { HookBundle } from "../../../provider/components/hook-bundle";
 import { startTestEmulator, type TestEmulator } from "../../support/emulator";
-import { PROBE_HOOKS, PROBE_SCRIPTS, writeAgentsDir } from "../../support/probe-gates";
+import { FAIL_OPEN_CALLS as FAILING, ORDINARY_CALLS as ORDINARY, PROBE_HOOKS, PROBE_SCRIPTS, writeAgentsDir } from "../../support/probe-gates";
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), "genv-on-failure-test-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 const GATES = { crashy: PROBE_HOOKS.crashy, slow: PROBE_HOOKS.slow, chatty: PROBE_HOOKS.chatty };
 const SCRIPTS = { "crashy.py": PROBE_SCRIPTS["crashy.py"], "slow.py": PROBE_SCRIPTS["slow.py"], "chatty.py": PROBE_SCRIPTS["chatty.py"] };
-
-/** The call on which each gate fails open, and what the wrapper says of it. */
-const FAILING = [
-  { name: "crash beyond Latin-1", tool_call: { name: "code_execution", args: { code: "echo 日本語", language: "bash" } }, failure: "crashed with exit 1" },
-  { name: "timeout on a long script", tool_call: { name: "code_execution", args: { code: "echo a ".repeat(4000), language: "bash" } }, failure: "ran past its deadline of 2.4 s" },
-  { name: "a note instead of a decision", tool_call: { name: "view_file", args: { path: "/workspace/my notes.txt" } }, failure: "printed no decision" },
-];
-/** Ordinary calls, with each gate's own decision. */
-const ORDINARY = [
-  { name: "crashy denies sudo", tool_call: { name: "code_execution", args: { code: "sudo ls", language: "bash" } }, expect: "deny", reason: "no sudo" },
-  { name: "the gates allow echo", tool_call: { name: "code_execution", args: { code: "echo hello", language: "bash" } }, expect: "allow" },
-  { name: "chatty denies private records", tool_call: { name: "view_file", args: { path: "/workspace/private/employees.json" } }, expect: "deny", reason: "private records" },
-  { name: "chatty allows a public file", tool_call: { name: "view_file", args: { path: "/workspace/public/summary.json" } }, expect: "allow" },
-];
 
 /** The three gates with every handler's on_failure set (or left out), laid out like `.agents/`. */
 function agentsDir(name: string, onFailure?: "deny"): { hooksFile: string; scriptsDir: string } {
