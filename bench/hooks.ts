@@ -4,6 +4,10 @@
  * sandbox sees — not a version-manager shim on PATH); and the whole `:executeTool` round trip over
  * HTTP (code_execution `echo hi` behind the gate) against doing the same two things bare.
  *
+ * The same gate with `on_failure: "deny"`, compiled into its wrapper (hooks/on-failure.ts), against
+ * itself bare, both through the runtime and the sandbox on the same benign call: the goal is 1.1× or
+ * +5 ms a call, whichever is larger (issue 53).
+ *
  * Each side and its baseline run alternately (medians of 21 each), so that both see the same machine.
  *
  * The goals for a hook and for a sandbox call are absolute ones — at most 10 ms and 2 ms above bare —
@@ -14,6 +18,7 @@ import { existsSync, promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { findBwrap, giveToSandbox, removeHostView, runInSandbox, sandboxHooks, sandboxOwner } from "../emulator/sandbox";
+import { compileHooks, withOnFailure } from "../hooks/on-failure";
 import { runHooks } from "../hooks/runtime";
 import { HooksConfig } from "../hooks/schema";
 import { runHooksDiff } from "../cli/commands/hooks-diff";
@@ -26,11 +31,13 @@ const SANDBOX_CALL_RUNS = 101; // a call is ~10 ms: more runs for a steadier med
 const PYTHON = "/usr/bin/python3";
 const HOOK_GOAL_MS = 10; // above bare
 const SANDBOX_CALL_GOAL_MS = 2; // above bare bwrap of the same command (issue 36)
+const WRAPPER_GOAL_RATIO = 1.1; // on_failure deny's wrapper, against the same gate bare (issue 53) …
+const WRAPPER_GOAL_MS = 5; // … or this much above it, whichever is larger
 const TMPFS = "/dev/shm";
 const GATE = path.join(__dirname, "..", "..", "examples", "security-gate", "hooks-scripts", "gate.py");
 const HOOKS = {
   "security-gate": {
-    pre_tool_execution: [{ matcher: "code_execution", hooks: [{ type: "command", command: "python3 /.agents/hooks-scripts/gate.py", timeout: 10 }] }],
+    pre_tool_execution: [{ matcher: "code_execution", hooks: [{ type: "command" as const, command: "python3 /.agents/hooks-scripts/gate.py", timeout: 10 }] }],
   },
 };
 const CALL = { name: "code_execution", args: { code: "echo hi" } };
@@ -47,6 +54,8 @@ export async function benchHooks(): Promise<Comparison[]> {
     await fs.writeFile(path.join(root, ".agents/hooks.json"), JSON.stringify(HOOKS));
     const script = path.join(root, ".agents/hooks-scripts/gate.py");
     await fs.writeFile(script, gate);
+    const wrapped = compileHooks(withOnFailure(HOOKS, "deny"));
+    for (const [name, content] of Object.entries(wrapped.scripts)) await fs.writeFile(path.join(root, ".agents/hooks-scripts", name), content);
     await giveToSandbox(root);
 
     const config = HooksConfig.parse(HOOKS);
@@ -66,6 +75,21 @@ export async function benchHooks(): Promise<Comparison[]> {
       baselineName: "python3 gate.py (bare)",
       baseline: hookBare,
       target: Math.round(((hookBare + HOOK_GOAL_MS) / hookBare) * 100) / 100,
+    });
+
+    const wrappedConfig = HooksConfig.parse(wrapped.config);
+    const viaWrapper = async () => {
+      const verdict = await runHooks(wrappedConfig, "pre_tool_execution", payload, options);
+      if (verdict.decision !== "allow" || verdict.hooks[0].failure) throw new Error(`unexpected verdict ${JSON.stringify(verdict)}`);
+    };
+    await viaWrapper();
+    const [closed, open] = await interleavedMedians(RUNS, viaWrapper, viaRuntime);
+    rows.push({
+      name: `pre hook with on_failure deny, runtime+sandbox (+${(closed - open).toFixed(1)} ms; goal ≤1.1× or ≤+${WRAPPER_GOAL_MS} ms)`,
+      ours: closed,
+      baselineName: "the same gate without it",
+      baseline: open,
+      target: Math.round(Math.max(WRAPPER_GOAL_RATIO, (open + WRAPPER_GOAL_MS) / open) * 100) / 100,
     });
 
     if (sandboxOwner()) {

@@ -22,7 +22,7 @@
  * handler (the linter refuses `deny` there), and the wrapper itself killed from outside (the runtime
  * stopped, the call's processes killed together for their memory), which fail open as before.
  */
-import type { HandlerInput, HooksConfigInput, HooksGroupInput, OnFailure, RuleInput } from "./schema";
+import type { HandlerInput, HookEventName, HooksConfigInput, HooksGroupInput, OnFailure, RuleInput } from "./schema";
 import { DEFAULT_TIMEOUT_SECONDS, HOOK_EVENTS } from "./schema";
 
 // ── defaults ────────────────────────────────────────────────────────────────────────────────────
@@ -200,15 +200,16 @@ export function withOnFailure(config: HooksConfigInput, onFailure: OnFailure | u
 }
 
 /**
- * The runtime's form of `config`: `on_failure` dropped; a command handler whose `on_failure` is `deny`
- * runs `FAIL_CLOSED_SCRIPT` around its command, with the same `timeout` written out. HTTP handlers are
+ * The runtime's form of `config`: `on_failure` dropped; a pre command handler whose `on_failure` is
+ * `deny` runs `FAIL_CLOSED_SCRIPT` around its command, with the same `timeout` written out. HTTP handlers are
  * left as they are (the linter refuses `deny` on them).
  */
 export function compileHooks(config: HooksConfigInput): CompiledHooks {
   let wrapped = false;
-  const compiled = mapHandlers(config, (input) => {
+  const compiled = mapHandlers(config, (input, event) => {
     const { on_failure: onFailure, ...handler } = input;
-    if (handler.type !== "command" || onFailure !== "deny") return handler;
+    // A post hook's output is ignored whatever it is: a wrapper would change nothing but the cost.
+    if (handler.type !== "command" || onFailure !== "deny" || event !== "pre_tool_execution") return handler;
     wrapped = true;
     const timeout = handler.timeout ?? DEFAULT_TIMEOUT_SECONDS;
     return { type: "command", command: wrappedCommand(handler.command, timeout), timeout };
@@ -243,12 +244,12 @@ export function failureClosed(stderr: string): string | undefined {
   return last.startsWith(FAILURE_MARK) ? last.slice(FAILURE_MARK.length) : undefined;
 }
 
-function mapHandlers(config: HooksConfigInput, map: (handler: HandlerInput) => HandlerInput): HooksConfigInput {
-  const rules = (list: RuleInput[] | undefined) => list?.map((rule) => ({ ...rule, hooks: rule.hooks.map(map) }));
+function mapHandlers(config: HooksConfigInput, map: (handler: HandlerInput, event: HookEventName) => HandlerInput): HooksConfigInput {
+  const rules = (list: RuleInput[] | undefined, event: HookEventName) => list?.map((rule) => ({ ...rule, hooks: rule.hooks.map((handler) => map(handler, event)) }));
   const out: HooksConfigInput = {};
   for (const [name, group] of Object.entries(config)) {
     const mapped: HooksGroupInput = { ...group };
-    for (const event of HOOK_EVENTS) if (group[event] !== undefined) mapped[event] = rules(group[event]);
+    for (const event of HOOK_EVENTS) if (group[event] !== undefined) mapped[event] = rules(group[event], event);
     out[name] = mapped;
   }
   return out;

@@ -24,10 +24,10 @@ describe("compileHooks", () => {
   const config = hooksConfig({
     gate: group()
       .before("code_execution", command("python3 /.agents/hooks-scripts/gate.py", { timeout: 10, onFailure: "deny" }), command("python3 /.agents/hooks-scripts/it's.py"))
-      .after("*", http("https://telemetry.example.com/e")),
+      .after("*", http("https://telemetry.example.com/e"), command("python3 /.agents/hooks-scripts/fmt.py", { onFailure: "deny" })),
   });
 
-  test("a deny handler runs the wrapper, its timeout written out; the others stay; no on_failure is left", () => {
+  test("a deny pre handler runs the wrapper, its timeout written out; the others stay; no on_failure is left", () => {
     const compiled = compileHooks(config);
     const text = serializeHooks(compiled.config);
     expect(text).not.toContain("on_failure");
@@ -36,7 +36,8 @@ describe("compileHooks", () => {
       { type: "command", command: "python3 /.agents/hooks-scripts/it's.py" },
     ]);
     expect(compiled.scripts).toEqual({ [FAIL_CLOSED_SCRIPT_NAME]: FAIL_CLOSED_SCRIPT });
-    expect(compiled.config.gate.post_tool_execution).toEqual(config.gate.post_tool_execution);
+    // A post hook's output is ignored: it is not wrapped.
+    expect(compiled.config.gate.post_tool_execution![0].hooks).toEqual([http("https://telemetry.example.com/e"), { type: "command", command: "python3 /.agents/hooks-scripts/fmt.py" }]);
     expect(compileHooks(hooksConfig({ gate: group().before("*", command("true")) })).scripts).toEqual({});
   });
 
