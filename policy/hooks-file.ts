@@ -50,7 +50,7 @@ function parseHooks(text: string, view: EnvironmentView): ParsedHooks {
     const position = /position (\d+)/.exec(String((error as Error).message))?.[1];
     return { ok: false, problem: `is not valid JSON${position === undefined ? "" : ` at character ${position}`}` };
   }
-  const findings = lintHooks(json, { network: networkForLint(view.network) });
+  const findings = lintHooks(json, { network: networkForLint(view.network), held: true });
   const config = HooksConfig.safeParse(json);
   let effectivePreRules = 0;
   const httpHandlers: Array<{ pointer: string; url: string }> = [];

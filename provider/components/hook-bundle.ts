@@ -19,7 +19,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { GroupBuilder, hooksConfig } from "../../hooks/builders";
-import { jsonPointer } from "../../hooks/lint";
+import { jsonPointer, lintHooks } from "../../hooks/lint";
 import type { HooksConfigInput, HooksGroupInput } from "../../hooks/schema";
 import { HOOK_EVENTS, HooksConfig, OnFailure } from "../../hooks/schema";
 import { compileHooks, hasOnFailure, withOnFailure } from "../../hooks/on-failure";
@@ -141,6 +141,8 @@ export class HookBundle {
       scripts.set(name, { content: compiled.scripts[name] as string });
     }
     problems.push(...missingScripts(this.config, new Set(scripts.keys()), new Set(args.providedScripts ?? []), "hooks"));
+    // Compiling drops on_failure, so the held hooks.json's lint (the Environment's check) cannot see an http handler's "deny".
+    for (const finding of lintHooks(this.config).filter((each) => each.code === "http-on-failure-deny")) problems.push(issueAt(["hooks"], finding.code, `${finding.path}: ${finding.message}`));
     const tests = HooksTestCases.safeParse(args.tests ?? []);
     if (!tests.success) problems.push(...validationIssues(tests.error, ["tests"]));
     if (args.probe !== undefined && !PROBE_MODES.includes(args.probe)) problems.push(issueAt(["probe"], "invalid-value", `must be one of ${PROBE_MODES.join(", ")} (got ${JSON.stringify(args.probe)})`));

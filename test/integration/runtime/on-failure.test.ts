@@ -9,6 +9,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { runHooksDiff } from "../../../cli/commands/hooks-diff";
 import { runHooksProbe } from "../../../cli/commands/hooks-probe";
 import { runHooksTest } from "../../../cli/commands/hooks-test";
 import { command, group } from "../../../hooks/builders";
@@ -57,6 +58,20 @@ describe("genv hooks test --strict", () => {
     expect(exitCode).toBe(0);
   }, 60_000);
 });
+
+test("genv hooks diff lists the change of on_failure as a policy change, and the replay judges it: the failing calls flip to deny, the others do not", async () => {
+  const [base, head] = [agentsDir("diff-base"), agentsDir("diff-head", "deny")];
+  const callsFile = path.join(scratch, "calls.jsonl");
+  writeFileSync(callsFile, [...FAILING, ...ORDINARY].map(({ tool_call }) => JSON.stringify({ tool_call, environment_id: "env_1" })).join("\n"));
+  const diff = await runHooksDiff({ base: path.dirname(base.hooksFile), head: path.dirname(head.hooksFile), callsFile, format: "text" });
+  expect(diff.onFailure.map((change) => [change.group, change.handler, change.base, change.head])).toEqual([
+    ["crashy", "command: python3 /.agents/hooks-scripts/crashy.py", "allow", "deny"],
+    ["slow", "command: python3 /.agents/hooks-scripts/slow.py", "allow", "deny"],
+    ["chatty", "command: python3 /.agents/hooks-scripts/chatty.py", "allow", "deny"],
+  ]);
+  expect(diff.output).toContain("POLICY  crashy  pre_tool_execution  command: python3 /.agents/hooks-scripts/crashy.py: on_failure allow (fails open) → deny (fails closed)");
+  expect(diff.calls?.summary).toMatchObject({ total: FAILING.length + ORDINARY.length, allowToDeny: FAILING.length, denyToAllow: 0, errors: 0 });
+}, 60_000);
 
 describe("an emulator environment with a HookBundle's sources (executeTool)", () => {
   let emulator: TestEmulator;
