@@ -1,8 +1,8 @@
 /**
  * `on_failure` compiled (hooks/on-failure.ts): the held hooks.json in the runtime's format, the
  * deadline before the runtime's timeout, the bundle-wide default; the linter's word on an HTTP
- * handler and on a held hooks.json; and the wrapper itself, run by the python3 the sandbox's image
- * has, outside the sandbox (the sandbox runs are in test/integration/runtime/on-failure.test.ts).
+ * handler and on a held hooks.json; and the wrapper itself, run by bash as the sandbox runs it,
+ * outside the sandbox (the sandbox runs are in test/integration/runtime/on-failure.test.ts).
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -32,7 +32,7 @@ describe("compileHooks", () => {
     const text = serializeHooks(compiled.config);
     expect(text).not.toContain("on_failure");
     expect(compiled.config.gate.pre_tool_execution![0].hooks).toEqual([
-      { type: "command", command: "python3 -I -S /.agents/hooks-scripts/genv-on-failure-deny.py 8000 'python3 /.agents/hooks-scripts/gate.py'", timeout: 10 },
+      { type: "command", command: "bash /.agents/hooks-scripts/genv-on-failure-deny.sh 8 'python3 /.agents/hooks-scripts/gate.py'", timeout: 10 },
       { type: "command", command: "python3 /.agents/hooks-scripts/it's.py" },
     ]);
     expect(compiled.scripts).toEqual({ [FAIL_CLOSED_SCRIPT_NAME]: FAIL_CLOSED_SCRIPT });
@@ -46,10 +46,10 @@ describe("compileHooks", () => {
     expect(defaulted.gate.pre_tool_execution![0].hooks.map((handler) => handler.on_failure)).toEqual(["deny", "allow", undefined]);
     const wrapped = compileHooks(defaulted).config.gate.pre_tool_execution![0].hooks[0] as { command: string; timeout: number };
     expect(wrapped.timeout).toBe(30);
-    expect(wrapped.command).toBe(`python3 -I -S /.agents/hooks-scripts/genv-on-failure-deny.py 25000 'python3 /x/it'\\''s.py'`);
+    expect(wrapped.command).toBe(`bash /.agents/hooks-scripts/genv-on-failure-deny.sh 25 'python3 /x/it'\\''s.py'`);
     // bash gives the wrapper the command line as written.
-    const argv = spawnSync("/bin/bash", ["-c", wrapped.command.replace(/^python3 -I -S \S+/, "printf '%s\\n'")], { encoding: "utf8" }).stdout;
-    expect(argv).toBe("25000\npython3 /x/it's.py\n");
+    const argv = spawnSync("/bin/bash", ["-c", wrapped.command.replace(/^bash \S+/, "printf '%s\\n'")], { encoding: "utf8" }).stdout;
+    expect(argv).toBe("25\npython3 /x/it's.py\n");
   });
 
   test("the deadline leaves a fifth of the timeout, at least 0.5 s and at most 5 s", () => {
@@ -81,15 +81,18 @@ describe("lint", () => {
 describe("the wrapper", () => {
   const EVENT = JSON.stringify({ tool_call: { name: "code_execution", args: { code: "echo hi" } }, environment_id: "env_1" });
   const run = (handler: string, deadline = 2000, stdin = EVENT) => {
-    const result = spawnSync("python3", ["-I", "-S", wrapper, String(deadline), handler], { input: stdin, encoding: "utf8", maxBuffer: 8 * 1024 * 1024 });
+    const result = spawnSync("bash", [wrapper, String(deadline / 1000), handler], { input: stdin, encoding: "utf8", maxBuffer: 8 * 1024 * 1024 });
     return { status: result.status, stdout: result.stdout, decision: parseDecision(result.stdout), failure: failureClosed(result.stderr), stderr: result.stderr };
   };
 
   test("a decision passes through byte for byte, the event on the handler's stdin", () => {
     const allow = run(`python3 -c 'import json,sys; e=json.load(sys.stdin); print(json.dumps({"decision": "allow", "reason": e["tool_call"]["args"]["code"]}))'`);
     expect([allow.status, allow.stdout, allow.failure]).toEqual([0, '{"decision": "allow", "reason": "echo hi"}\n', undefined]);
-    const deny = run(`cat >/dev/null; printf '  {"decision":"deny","reason":"no"}  '`);
-    expect([deny.stdout, deny.failure]).toEqual(['  {"decision":"deny","reason":"no"}  ', undefined]);
+    const deny = run(`cat >/dev/null; printf '  {"decision":"deny","reason":"no \\\\"quoted\\\\" \\\\u00e9"}  '`);
+    expect([deny.stdout, deny.failure]).toEqual(['  {"decision":"deny","reason":"no \\"quoted\\" \\u00e9"}  ', undefined]);
+    // Another order of keys, extra ones: read by python3 as the runtime reads it, passed through.
+    const other = run(`printf '{"reason": "r", "decision": "deny", "by": 1}'`);
+    expect([other.stdout, other.failure]).toEqual(['{"reason": "r", "decision": "deny", "by": 1}', undefined]);
     // 4 MiB of event reach a handler that reads it all.
     const big = JSON.stringify({ tool_call: { name: "write_to_file", args: { content: "x".repeat(4 << 20) } }, environment_id: "e" });
     expect(run(`python3 -c 'import sys; n=len(sys.stdin.read()); print("{\\"decision\\": \\"allow\\", \\"reason\\": \\"%d\\"}" % n)'`, 10_000, big).stdout).toBe(`{"decision": "allow", "reason": "${big.length}"}\n`);
@@ -101,9 +104,11 @@ describe("the wrapper", () => {
     ["echo note; echo '{\"decision\": \"allow\"}'", "printed no decision"],
     ["echo '{\"decision\": \"deny\", \"x\": NaN}'", "printed no decision"],
     ["echo '{\"decision\": \"deny\", \"reason\": 7}'", "printed no decision"],
+    ["printf '{\"decision\": \"allow\"}\\0junk'", "printed no decision"],
+    ["printf '{\"decision\": \"deny\",\\v\"reason\": \"x\"}'", "printed no decision"],
     ["python3 -c 'print(\"[\" * 100000)'", "printed no decision"],
     ["true", "printed no decision"],
-    ["yes", "printed more than 1 MiB"],
+    ["head -c 1048577 /dev/zero | tr '\\0' ' '", "printed more than 1 MiB"],
     ["sleep 30", "ran past its deadline of 0.5 s"],
   ])("%s: denied, the reason naming the failure (%s)", (handler, failure) => {
     const result = run(handler, 500);
