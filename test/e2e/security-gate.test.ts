@@ -21,7 +21,7 @@ describe("examples/security-gate (real engine)", () => {
     expect(up.outputs.status.value).toBe("active");
     expect(up.outputs.fileCount.value).toBe(4);
     const environment = await e2e().client.get(id);
-    expect(environment.sources?.map((source) => source.target).sort()).toEqual([".agents/hooks-scripts/gate.py", ".agents/hooks-scripts/genv-on-failure-deny.py", ".agents/hooks.json", "workspace/README.md"]);
+    expect(environment.sources?.map((source) => source.target).sort()).toEqual([".agents/hooks-scripts/gate.py", ".agents/hooks-scripts/genv-on-failure-deny.sh", ".agents/hooks.json", "workspace/README.md"]);
     // onFailure "deny": the gate's own decision still decides, through the wrapper.
     const denied = await e2e().client.executeTool(id, { name: "code_execution", args: { code: "rm -rf /workspace", language: "bash" } });
     expect(denied).toMatchObject({ decision: "deny", reason: "Destructive command blocked by security gate." });
