@@ -41,6 +41,7 @@ test("every resource, component, function and type is there", () => {
       "HttpHandler",
       "InjectionLocation",
       "LintCode",
+      "OnFailure",
       "ProbeMode",
       "Source",
       "SourceType",
@@ -104,7 +105,7 @@ test("every closed set is an enum: each value with a PascalCase name and a descr
       .map(([token, type]) => [token.replace("gemini-environments:index:", ""), type.enum!]),
   );
   expect(Object.keys(enums).sort()).toEqual(
-    ["CredentialStatus", "CredentialType", "EnvironmentMode", "EnvironmentStatus", "HookDecision", "HookEvent", "InjectionLocation", "LintCode", "ProbeMode", "SourceType", "UpdateStrategy"].sort(),
+    ["CredentialStatus", "CredentialType", "EnvironmentMode", "EnvironmentStatus", "HookDecision", "HookEvent", "InjectionLocation", "LintCode", "OnFailure", "ProbeMode", "SourceType", "UpdateStrategy"].sort(),
   );
   for (const values of Object.values(enums)) {
     for (const { name, value, description } of values) {
