@@ -139,3 +139,46 @@ test("policy cases are validated at construction, naming the case and field", ()
     { tool_call: { name: "view_file", args: { path: "/a" } }, expect: "allow", event: "pre_tool_execution" },
   ]);
 });
+
+describe("HookBundle's on_failure", () => {
+  const script = { "gate.py": { content: "print('{}')\n" } };
+
+  test("onFailure deny reaches every command handler that sets none: hooks.json runs the wrapper, shipped beside the scripts, and holds no on_failure", () => {
+    const bundle = new HookBundle({
+      hooks: { g: group().before("code_execution", gate, command("python3 /.agents/hooks-scripts/gate.py --second", { onFailure: "allow" })) },
+      scripts: script,
+      onFailure: "deny",
+    });
+    expect(bundle.config.g).toMatchObject({ pre_tool_execution: [{ hooks: [{ on_failure: "deny" }, { on_failure: "allow" }] }] });
+    const held = JSON.parse(bundle.hooksJson);
+    expect(bundle.hooksJson).not.toContain("on_failure");
+    expect(held.g.pre_tool_execution[0].hooks).toEqual([
+      { type: "command", command: "bash /.agents/hooks-scripts/genv-on-failure-deny.sh 8 'python3 /.agents/hooks-scripts/gate.py'", timeout: 10 },
+      { type: "command", command: "python3 /.agents/hooks-scripts/gate.py --second" },
+    ]);
+    expect(bundle.sources.map((source) => source.target)).toEqual([".agents/hooks.json", ".agents/hooks-scripts/gate.py", ".agents/hooks-scripts/genv-on-failure-deny.sh"]);
+    // Without it, nothing changes: no wrapper shipped.
+    expect(new HookBundle({ hooks: { g: group().before("code_execution", gate) }, scripts: script }).sources).toHaveLength(2);
+  });
+
+  test("refused with the field named: a script of the wrapper's name, a bad onFailure, deny on an http handler, on_failure in a repository's hooks.json", () => {
+    const problems = (make: () => unknown) => {
+      try {
+        make();
+      } catch (error) {
+        return (error as HookBundleError).issues.map((issue) => [issue.path.join("."), issue.code]);
+      }
+      return [];
+    };
+    expect(problems(() => new HookBundle({ hooks: { g: group().before("*", command("python3 /.agents/hooks-scripts/gate.py", { onFailure: "deny" })) }, scripts: { ...script, "genv-on-failure-deny.sh": { content: "" } } }))).toEqual([["scripts.genv-on-failure-deny.sh", "reserved-name"]]);
+    expect(problems(() => new HookBundle({ hooks: { g: group().before("*", gate) }, scripts: script, onFailure: "never" as never }))).toEqual([["onFailure", "invalid-value"]]);
+    expect(problems(() => new HookBundle({ hooks: { g: { pre_tool_execution: [{ matcher: "*", hooks: [{ type: "http", url: "https://h.example.com", on_failure: "deny" }] }] } } }))).toEqual([["hooks", "http-on-failure-deny"]]);
+    const checkout = mkdtempSync(path.join(os.tmpdir(), "genv-bundle-on-failure-"));
+    try {
+      writeFileSync(path.join(checkout, "hooks.json"), JSON.stringify({ g: { pre_tool_execution: [{ matcher: "*", hooks: [{ type: "command", command: "true", on_failure: "deny" }] }] } }));
+      expect(problems(() => HookBundle.fromRepository({ source: "github://acme/guardrails@v1", checkout }))).toEqual([["checkout", "on-failure-not-compiled"]]);
+    } finally {
+      rmSync(checkout, { recursive: true, force: true });
+    }
+  });
+});
