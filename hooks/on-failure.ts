@@ -34,7 +34,7 @@ const FAIL_CLOSED_SCRIPT_PATH = `/.agents/hooks-scripts/${FAIL_CLOSED_SCRIPT_NAM
 const MARGIN_SHARE = 0.2;
 const MARGIN_MIN_MS = 500;
 const MARGIN_MAX_MS = 5_000;
-/** The stderr line the wrapper ends with when it denied for a failure (the script writes it as such). */
+/** The stderr line the wrapper ends with when it denied for a failure. */
 const FAILURE_MARK = "genv on_failure deny: ";
 
 /**
@@ -55,7 +55,7 @@ out=\${TMPDIR:-/tmp}/.genv-on-failure-out.$$ past=\${TMPDIR:-/tmp}/.genv-on-fail
 exec 3>&2 2>/dev/null
 
 deny() {
-  printf 'genv on_failure deny: %s\\n' "$1" >&3
+  printf '${FAILURE_MARK}%s\\n' "$1" >&3
   local reason="Denied: the hook \\\`$command\\\` $1 (on_failure: deny)."
   reason=\${reason//\\\\/\\\\\\\\} reason=\${reason//\\"/\\\\\\"} reason=\${reason//$'\\n'/\\\\n} reason=\${reason//$'\\t'/\\\\t} reason=\${reason//[[:cntrl:]]/ }
   printf '{"decision": "deny", "reason": "%s"}' "$reason"
