@@ -11,6 +11,7 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { execFileAsync, startupMs, type Comparison } from "./_measure";
+import { releasedPlugin } from "./_released-plugin";
 
 const RUNS = 21;
 
@@ -21,14 +22,7 @@ export async function benchRelease(log: (line: string) => void = console.log): P
   try {
     const executables: Record<"sea" | "launcher", string> = { sea: "", launcher: "" };
     for (const variant of ["sea", "launcher"] as const) {
-      const release = path.join(scratch, `release-${variant}`);
-      const env = { ...process.env, GENV_PLUGIN_SEA: variant === "sea" ? "1" : "0" };
-      await execFileAsync(path.join(repoRoot, "scripts", "pack-plugin"), ["--release", release, "--platforms", `linux-${arch}`], { env, maxBuffer: 16 * 1024 * 1024 });
-      const dir = path.join(scratch, variant);
-      await fs.mkdir(dir);
-      const version = JSON.parse(await fs.readFile(path.join(repoRoot, "package.json"), "utf8")).version;
-      await execFileAsync("tar", ["-xzf", path.join(release, `pulumi-resource-gemini-environments-v${version}-linux-${arch}.tar.gz`), "-C", dir]);
-      executables[variant] = path.join(dir, "pulumi-resource-gemini-environments");
+      executables[variant] = await releasedPlugin(repoRoot, path.join(scratch, variant), { ...process.env, GENV_PLUGIN_SEA: variant === "sea" ? "1" : "0" });
     }
     const { stdout: seaTools } = await execFileAsync(path.join(repoRoot, "scripts", "node-sea"));
     const seaNode = path.join(seaTools.trim().split("\n").pop()!, `linux-${arch}`, "node");
