@@ -1,6 +1,6 @@
 /**
  * Start-up of the released plugin (spawn to its port on stdout, as the engine waits for it): the Linux
- * single executable (Node.js SEA, its bundle injected) against the Node.js launcher with dist/ and
+ * single executable (Node.js SEA, its bundle and the bundle's code cache injected) against the Node.js launcher with dist/ and
  * node_modules/, both from scripts/pack-plugin --release of this machine's Linux (the launcher's with
  * GENV_PLUGIN_SEA=0), alternating run by run; and, to tell the single executable's
  * own cost from the Node.js versions', the same launcher running the single executable's Node.js

@@ -11,8 +11,12 @@
  * Terraform starts its provider's process three to five times per command, so the Terraform provider's
  * Linux executables start from a V8 startup snapshot: scripts/pack-plugin runs the bundle once (the
  * arm64 one under qemu-user) to load the cores and the protocol's definition, and injects the heap it
- * leaves. A snapshot is made by a Node.js of its own platform: the darwin and Windows executables run
- * the bundle at each start.
+ * leaves. The Pulumi plugin's bundle cannot be snapshotted: @pulumi/pulumi loads @grpc/grpc-js as it
+ * loads, which loads node:http2 and node:http, whose bindings Node.js 22 cannot serialize. Its Linux
+ * executables carry the bundle's V8 code cache instead, so that a start neither parses nor compiles
+ * the 12 MB bundle (a no-op preview of 50 environments within 1.05× the engine's floor: bench/fleet.ts).
+ * A snapshot or a code cache is made by a Node.js of its own platform: the darwin and Windows
+ * executables parse and run the bare bundle at each start.
  */
 import * as path from "node:path";
 import { startupSnapshot } from "node:v8";
