@@ -8,7 +8,8 @@ import { appendFileSync } from "node:fs";
 
 const file = process.env.GENV_BENCH_PLUGIN_CPU;
 const entry = process.argv[1] ?? "";
-if (file && (entry.endsWith("/provider/plugin/main.js") || entry.endsWith("/floor.js"))) {
+// Ours from dist/ (main.js) or as its single executable (argv[1] the executable as run), or the floor's.
+if (file && ["/provider/plugin/main.js", "/pulumi-resource-gemini-environments", "/floor.js"].some((end) => entry.endsWith(end))) {
   const report = () => {
     const { user, system } = process.cpuUsage();
     appendFileSync(file, `${(user + system) / 1000}\n`);

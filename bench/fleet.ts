@@ -3,7 +3,8 @@
  * file, no network) against `genv serve` (its own process, request log as JSON on stderr), in four
  * variants side by side, alternating round by round so that all see the same machine:
  *
- * - **plugin**: the environments as `plugin.Environment`, served by the native plugin;
+ * - **plugin**: the environments as `plugin.Environment`, served by the native plugin as the engine
+ *   downloads it: the release's single executable of this machine (bench/_released-plugin.ts);
  * - **dynamic**: the same as `Environment`, the Node.js dynamic provider;
  * - **sdk**: a plain script sending the same 50 requests through the sdk at the engine's default
  *   parallelism (`--parallel` is 4 × GOMAXPROCS in Pulumi 3.248);
@@ -21,8 +22,10 @@
  *   plugin constructs (remote), with the same hooks as a bundle.
  *
  * Each variant's `up`, then a no-op `preview` of what it made, then `destroy`, each round starting at
- * another variant. Programs and plugins run on Node.js 22 (scripts/node22), the release line users
- * run; the emulator on the Node.js of `npm run bench`. Besides wall time, each step's CPU time: that of
+ * another variant. Programs and the floor's plugin run on Node.js 22 (scripts/node22), the release line
+ * users run, the plugin on the Node.js 22 of its single executable; the emulator on the Node.js of
+ * `npm run bench`. `GENV_PLUGIN_SNAPSHOT=0` measures the plugin's executable without its code cache,
+ * `GENV_PLUGIN_SEA=0` the Node.js launcher with dist/ and node_modules/ (scripts/pack-plugin). Besides wall time, each step's CPU time: that of
  * the `pulumi` command and everything it ran (engine, language host, program, plugins), the API's
  * left out. On two shared cores it varies less than wall time, and it is the provider's own cost.
  *
@@ -52,6 +55,7 @@ import { serializeHooks } from "../hooks/serialize";
 import { ENVIRONMENT_COMPUTED, ENVIRONMENT_SECRET_OUTPUTS } from "../provider/environment/resource";
 import { startEngineBench } from "./_engine";
 import { measureFleetOptions } from "./_fleet-options";
+import { releasedPlugin } from "./_released-plugin";
 import { execFileAsync, median, startupMs, wallAndCpuMs, type Comparison, type WallAndCpu } from "./_measure";
 
 /**
@@ -234,7 +238,7 @@ export async function benchFleet({ sizes = DEFAULT_FLEET_SIZES, userOptions = fa
     cleanups.push(stub.close);
     const pulumiDir = path.join(workspace.root, "node_modules", "@pulumi", "pulumi");
     const floorLauncher = await writeFloorPlugin(path.join(scratch, "floor"), pulumiDir);
-    const pluginLauncher = path.join(workspace.root, "node_modules", "pulumi-gemini-environments", "bin", "pulumi-resource-gemini-environments");
+    const pluginLauncher = await releasedPlugin(repoRoot, path.join(scratch, "plugin"));
     const stacks = {} as Record<Variant, Stack>;
     const dirs = {} as Record<Variant, string>;
     const envs = {} as Record<Variant, Record<string, string>>;
@@ -415,6 +419,8 @@ export async function benchFleet({ sizes = DEFAULT_FLEET_SIZES, userOptions = fa
     log(`\nfleet of ${count} (examples/fleet's inputs), Pulumi ${ENGINE_PARALLEL} operations in parallel (its default here), programs and plugins on Node.js ${nodeVersion}; median of ${ROUNDS} rounds, variants alternating`);
     log(`  ${["", "up ms", "preview ms", "destroy ms"].map((s, i) => (i === 0 ? s.padEnd(10) : s.padStart(11))).join("")}`);
     for (const variant of [...VARIANTS, "sdk"] as const) log(`  ${variant.padEnd(10)}${STEPS.map((step) => (times[variant][step].length ? m(times[variant][step]).toFixed(0) : "—").padStart(11)).join("")}`);
+    const range = (values: number[]) => (values.length ? `${Math.min(...values).toFixed(0)}–${Math.max(...values).toFixed(0)}` : "—");
+    log(`  ranges (min–max ms), up/preview/destroy: ${VARIANTS.map((variant) => `${variant} ${STEPS.map((step) => range(times[variant][step])).join(" / ")}`).join("; ")}`);
     log(`  CPU ms of the pulumi command and all it ran (not the API's), medians: ${VARIANTS.map((variant) => `${variant} ${STEPS.map((step) => m(cpu[variant][step]).toFixed(0)).join("/")}`).join(", ")}`);
     log(`  plugin process CPU ms (median of ${PLUGIN_CPU_ROUNDS}), up/preview/destroy: ours ${STEPS.map((step) => m(pluginCpu.plugin[step]).toFixed(0)).join("/")}, the floor's plugin ${STEPS.map((step) => m(pluginCpu.floor[step]).toFixed(0)).join("/")}`);
     log(`  API calls of the no-op previews, all rounds: ${VARIANTS.map((variant) => `${variant} ${previewCalls[variant]}`).join(", ")}`);
