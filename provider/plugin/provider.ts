@@ -13,8 +13,6 @@ import type * as pulumi from "@pulumi/pulumi/provider";
 import { CONFIG_NAMESPACE, launchConfig, providerClient, setProviderConfig } from "../contracts/configuration";
 import { checkFailure, identityOfUrn, partialFailure, replacedProperties, type PropertyChange, type ResourceCore } from "../contracts/resource-core";
 import { InvalidInputError } from "../contracts/errors";
-import { callFunction } from "../contracts/function-core";
-import { secretValuePaths } from "../contracts/resource-schema";
 import { conceal, reveal, secret, type Path } from "./_secrets";
 import { profiling, timedMethods } from "./_profile";
 import { packagedFile, packageVersion } from "../contracts/package-identity";
@@ -195,6 +193,9 @@ export function pluginProvider(): PluginProvider {
      */
     async invoke(token, inputs) {
       const { functionOf } = require("../functions/catalog") as typeof import("../functions/catalog");
+      // Loaded here, not at start: they load zod, which no call needs before the port is out.
+      const { callFunction } = require("../contracts/function-core") as typeof import("../contracts/function-core");
+      const { secretValuePaths } = require("../contracts/resource-schema") as typeof import("../contracts/resource-schema");
       try {
         const core = functionOf(token);
         const outputs = await callFunction(core, providerClient, reveal(inputs ?? {}).plain);
