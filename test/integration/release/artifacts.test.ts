@@ -2,7 +2,9 @@
 // named as the engine, npm and pip expect them, all of package.json's version. Each plugin tarball and
 // each Terraform zip holds its platform's single executable alone (linux-amd64, linux-arm64,
 // darwin-amd64, darwin-arm64, windows-amd64 with .exe), package.json injected into it: this machine's
-// starts with no Node.js on PATH and serves; linux-arm64's under qemu-user and windows-amd64's under
+// starts with no Node.js on PATH and serves; the Linux ones carry what their platform's Node.js made
+// (the Terraform provider's startup snapshot, the Pulumi plugin's code cache: read from the blob's
+// header, test/support/sea-blob.ts); linux-arm64's under qemu-user and windows-amd64's under
 // Wine print their port or handshake and answer GetSchema / GetProviderSchema (start times logged);
 // the darwin ones are Mach-O of their CPU with the NODE_SEA segment, the SEA fuse flipped, and an ad
 // hoc signature whose every page hash matches the file (test/support/macho.ts, not the signer's
@@ -29,6 +31,7 @@ import { goToolchainNeeds } from "../../support/go";
 import { CPU_TYPE, CS_ADHOC, readMachO, signatureProblems } from "../../support/macho";
 import { connectPlugin } from "../../support/plugin-client";
 import { describeNeeding } from "../../support/prerequisites";
+import { seaBlobOfElf } from "../../support/sea-blob";
 import { getProviderSchema, portOfHandshake, TERRAFORM_PLUGIN_ENV } from "../../support/terraform-client";
 
 const execFileAsync = promisify(execFile);
@@ -47,7 +50,7 @@ const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
 const onPlatform = (platform: string, name: string) => (platform.startsWith("windows-") ? `${name}.exe` : name);
 /** Runs the executables of a platform that is not this machine's, and what that needs. */
 const FOREIGN: Record<string, () => Record<string, boolean>> = { "linux-arm64": qemuNeeds, "windows-amd64": wineNeeds };
-// Ten single executables (two made from startup snapshots, one under qemu), the npm package and the wheel (a few minutes on a busy 2-core machine).
+// Ten single executables (two made from startup snapshots and two with code caches, one of each under qemu), the npm package and the wheel (a few minutes on a busy 2-core machine).
 const RELEASE_TIMEOUT_MS = 10 * 60_000;
 const EXECUTABLE = "pulumi-resource-gemini-environments";
 const plugin = (platform: string) => `pulumi-resource-gemini-environments-v${VERSION}-${platform}.tar.gz`;
@@ -227,6 +230,13 @@ describe("npm run release (scripts/release)", () => {
           expect(binary.readUInt16LE(18)).toBe(ELF_MACHINE[platform]);
           expect(binary.includes("NODE_SEA_BLOB")).toBe(true);
         }
+      });
+      // Made by the platform's own Node.js: here, or under qemu-user (without it, the bare bundle).
+      (platform === HOST ? describe : describeNeeding(FOREIGN[platform]?.() ?? {}))("made by their platform's Node.js", () => {
+        test("start from what it made: the Terraform provider from a startup snapshot, the Pulumi plugin's bundle with its code cache", () => {
+          expect(seaBlobOfElf(executables[0].binary)).toEqual({ snapshot: false, codeCache: true });
+          expect(seaBlobOfElf(executables[1].binary)).toEqual({ snapshot: true, codeCache: false });
+        });
       });
     } else if (platform.startsWith("windows-")) {
       test("are PE executables for x86-64 with the blob as the resource NODE_SEA_BLOB", () => {
