@@ -3,9 +3,11 @@
  * runs. The engine starts it with its address as the argument; `provider.main` serves the provider
  * (provider.ts) over gRPC and prints the port, with the methods of `server-gaps.ts` answered by us.
  *
- * Loads only `@pulumi/pulumi/provider` and the adapter before the port is out; the Environment core,
- * zod and the HTTP client right after it (warmUp), the rest on the first call that needs it, compiled
- * once into the user's cache on Node.js 22+ (_compile-cache.ts), which it then keeps bounded.
+ * Loads only `@pulumi/pulumi/provider` and the adapter before the port is out (no zod: bench fleet's
+ * start-up row); the Environment core, zod and the HTTP client right after it (warmUp), the rest on
+ * the first call that needs it. From dist/ (the npm package's launcher) they are compiled once into
+ * the user's cache on Node.js 22+ (_compile-cache.ts), which it then keeps bounded; the released
+ * single executable carries its bundle's code cache instead (single-executable.ts).
  */
 import { pruneCompileCache, savingCompiledCode } from "./_compile-cache"; // first: the compile cache is on before anything else loads
 import { main } from "@pulumi/pulumi/provider";
