@@ -416,7 +416,7 @@ export async function benchFleet({ sizes = DEFAULT_FLEET_SIZES, userOptions = fa
 
     const m = (values: number[]) => median(values);
     const row = (name: string, ours: number, baselineName: string, baseline: number, target: number, note?: string): Comparison => ({ name, ours, baselineName, baseline, target, ...(note && { note }) });
-    log(`\nfleet of ${count} (examples/fleet's inputs), Pulumi ${ENGINE_PARALLEL} operations in parallel (its default here), programs and plugins on Node.js ${nodeVersion}; median of ${ROUNDS} rounds, variants alternating`);
+    log(`\nfleet of ${count} (examples/fleet's inputs), Pulumi ${ENGINE_PARALLEL} operations in parallel (its default here), programs and the floor's plugin on Node.js ${nodeVersion}, the plugin on its single executable's; median of ${ROUNDS} rounds, variants alternating`);
     log(`  ${["", "up ms", "preview ms", "destroy ms"].map((s, i) => (i === 0 ? s.padEnd(10) : s.padStart(11))).join("")}`);
     for (const variant of [...VARIANTS, "sdk"] as const) log(`  ${variant.padEnd(10)}${STEPS.map((step) => (times[variant][step].length ? m(times[variant][step]).toFixed(0) : "—").padStart(11)).join("")}`);
     const range = (values: number[]) => (values.length ? `${Math.min(...values).toFixed(0)}–${Math.max(...values).toFixed(0)}` : "—");
