@@ -41,4 +41,16 @@ resource "geminienvironments_environment" "this" {
   sources         = concat(data.geminienvironments_hooks.this.sources, var.sources)
   network         = local.network
   update_strategy = var.update_strategy
+
+  lifecycle {
+    # Asked of the network the environment is given, at plan (it is known from the configuration).
+    postcondition {
+      condition     = alltrue([for url in var.must_reach : nonsensitive(provider::geminienvironments::egress_allowed(self.network, url))])
+      error_message = "The network does not let out: ${join(", ", [for url in var.must_reach : url if !nonsensitive(provider::geminienvironments::egress_allowed(self.network, url))])} (must_reach)."
+    }
+    postcondition {
+      condition     = !anytrue([for url in var.must_not_reach : nonsensitive(provider::geminienvironments::egress_allowed(self.network, url))])
+      error_message = "The network lets out: ${join(", ", [for url in var.must_not_reach : url if nonsensitive(provider::geminienvironments::egress_allowed(self.network, url))])} (must_not_reach)."
+    }
+  }
 }

@@ -28,6 +28,11 @@ output "hook_hosts" {
   value       = local.hook_hosts
 }
 
+output "egress" {
+  description = "Each URL of must_reach and must_not_reach, and whether the environment's network lets a request to it out (egress_allowed)."
+  value       = { for url in concat(var.must_reach, var.must_not_reach) : url => nonsensitive(provider::geminienvironments::egress_allowed(geminienvironments_environment.this.network, url)) }
+}
+
 output "network" {
   description = "The environment's network, as held: for provider::geminienvironments::egress_allowed(module.<name>.network, url). Sensitive, as an allowlist entry's transform is: nonsensitive() on the bool."
   value       = geminienvironments_environment.this.network

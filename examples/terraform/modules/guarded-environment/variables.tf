@@ -71,3 +71,27 @@ variable "update_strategy" {
     error_message = "update_strategy is \"in_place\" or \"replace\"."
   }
 }
+
+variable "must_reach" {
+  description = "URLs the agent (or an HTTP hook) must be able to reach, e.g. [\"https://api.github.com/repos\"]: the plan stops, naming them, when the environment's network would not let them out (egress_allowed, the proxy's own rule)."
+  type        = list(string)
+  default     = []
+  nullable    = false
+
+  validation {
+    condition     = alltrue([for url in var.must_reach : can(regex("^https?://[^/?#]+", url))])
+    error_message = "must_reach holds http or https URLs, e.g. \"https://api.github.com/repos\"."
+  }
+}
+
+variable "must_not_reach" {
+  description = "URLs the agent must not be able to reach, e.g. [\"https://pastebin.com/\"]: the plan stops, naming them, when the environment's network would let them out."
+  type        = list(string)
+  default     = []
+  nullable    = false
+
+  validation {
+    condition     = alltrue([for url in var.must_not_reach : can(regex("^https?://[^/?#]+", url))])
+    error_message = "must_not_reach holds http or https URLs, e.g. \"https://pastebin.com/\"."
+  }
+}

@@ -1,7 +1,9 @@
 # `terraform test` (or `tofu test`) applies the module against the API the provider is configured for
 # (GOOGLE_GEMINI_BASE_URL, e.g. `genv serve`), asserts with its outputs, with what the API holds (the
-# tests/held module) and with provider::geminienvironments::egress_allowed, the proxy's own rule, then
-# destroys what it made.
+# tests/held module) and with provider::geminienvironments::egress_allowed, the proxy's own rule
+# (through the egress outputs: OpenTofu 1.12.6 crashes on a provider function in an assert), then
+# destroys what it made. An earlier run's outputs reach an assert through a variable of the test:
+# OpenTofu reads `run.<name>` in variables only.
 
 variables {
   hooks_config = jsonencode({
@@ -24,7 +26,9 @@ variables {
   network = {
     allowlist = [{ domain = "api.github.com" }, { domain = "*.githubusercontent.com" }]
   }
-  sources = [{ type = "inline", target = "workspace/README.md", content = "The agent's workspace.\n" }]
+  sources        = [{ type = "inline", target = "workspace/README.md", content = "The agent's workspace.\n" }]
+  must_reach     = ["https://audit.example.com/events", "https://raw.githubusercontent.com/org/repo/main/README.md"]
+  must_not_reach = ["https://pastebin.com/", "https://githubusercontent.com/"]
 }
 
 run "gated" {
@@ -37,16 +41,13 @@ run "gated" {
     error_message = "The allowlist is the given entries, then the HTTP hook's host: ${jsonencode(output.allowlist)}."
   }
   assert {
-    condition     = nonsensitive(provider::geminienvironments::egress_allowed(geminienvironments_environment.this.network, "https://audit.example.com/events"))
-    error_message = "The audit hook cannot reach its server."
-  }
-  assert {
-    condition     = nonsensitive(provider::geminienvironments::egress_allowed(geminienvironments_environment.this.network, "https://raw.githubusercontent.com/org/repo/main/README.md"))
-    error_message = "The agent cannot reach raw.githubusercontent.com."
-  }
-  assert {
-    condition     = !nonsensitive(provider::geminienvironments::egress_allowed(geminienvironments_environment.this.network, "https://pastebin.com/"))
-    error_message = "The agent can reach pastebin.com."
+    condition = output.egress == {
+      "https://audit.example.com/events"                          = true
+      "https://raw.githubusercontent.com/org/repo/main/README.md" = true
+      "https://pastebin.com/"                                     = false
+      "https://githubusercontent.com/"                            = false
+    }
+    error_message = "egress_allowed of the environment's network: ${jsonencode(output.egress)}."
   }
   assert {
     condition     = jsondecode(output.hooks_json)["audit"].post_tool_execution[0].hooks[0].url == "https://audit.example.com/events"
@@ -61,9 +62,11 @@ run "held" {
   }
   variables {
     environment_id = run.gated.environment_id
+    gated_hooks    = run.gated.hooks_json
+    urls           = ["https://audit.example.com/events", "https://api.github.com/user", "https://pastebin.com/"]
   }
   assert {
-    condition     = output.hooks_json == run.gated.hooks_json
+    condition     = output.hooks_json == var.gated_hooks
     error_message = "The environment's .agents/hooks.json differs from the module's hooks_json."
   }
   assert {
@@ -71,12 +74,8 @@ run "held" {
     error_message = "The environment's gate.sh differs from the script given."
   }
   assert {
-    condition     = nonsensitive(provider::geminienvironments::egress_allowed(data.geminienvironments_environment.held.network, "https://audit.example.com/events"))
-    error_message = "The environment's network, as the API holds it, does not let the audit hook out."
-  }
-  assert {
-    condition     = !nonsensitive(provider::geminienvironments::egress_allowed(data.geminienvironments_environment.held.network, "https://pastebin.com/"))
-    error_message = "The environment's network, as the API holds it, lets a request to pastebin.com out."
+    condition     = output.egress == { "https://audit.example.com/events" = true, "https://api.github.com/user" = true, "https://pastebin.com/" = false }
+    error_message = "egress_allowed of the network the API holds: ${jsonencode(output.egress)}."
   }
 }
 
@@ -86,10 +85,11 @@ run "script_edited" {
     hook_scripts = {
       "gate.sh" = "grep -q 'rm -rf\\|git push' && echo '{\"decision\":\"deny\",\"reason\":\"not here\"}' || echo '{\"decision\":\"allow\"}'\n"
     }
+    gated_environment_id = run.gated.environment_id
   }
   assert {
-    condition     = output.environment_id == run.gated.environment_id
-    error_message = "Editing a script replaced the environment (${run.gated.environment_id} became ${output.environment_id})."
+    condition     = output.environment_id == var.gated_environment_id
+    error_message = "Editing a script replaced the environment (${var.gated_environment_id} became ${output.environment_id})."
   }
 }
 
@@ -110,7 +110,9 @@ run "script_edit_held" {
 run "hook_host_covered" {
   command = plan
   variables {
-    network = { allowlist = [{ domain = "*.example.com" }] }
+    network        = { allowlist = [{ domain = "*.example.com" }] }
+    must_reach     = ["https://audit.example.com/events"]
+    must_not_reach = ["https://api.github.com/"]
   }
   assert {
     condition     = output.allowlist == ["*.example.com"]
@@ -130,12 +132,31 @@ run "disabled" {
         }]
       }
     })
-    network = { disabled = true }
+    network        = { disabled = true }
+    must_reach     = []
+    must_not_reach = ["https://api.github.com/", "https://audit.example.com/events"]
   }
   assert {
-    condition     = output.allowlist == null && !nonsensitive(provider::geminienvironments::egress_allowed(geminienvironments_environment.this.network, "https://api.github.com/"))
-    error_message = "A disabled network lets a request out."
+    condition     = output.allowlist == null && output.egress == { "https://api.github.com/" = false, "https://audit.example.com/events" = false }
+    error_message = "A disabled network lets a request out: ${jsonencode(output.egress)}."
   }
+}
+
+# A URL the network would not let out stops the plan.
+run "must_reach_refused" {
+  command = plan
+  variables {
+    must_reach = ["https://pastebin.com/"]
+  }
+  expect_failures = [geminienvironments_environment.this]
+}
+
+run "must_not_reach_allowed" {
+  command = plan
+  variables {
+    must_not_reach = ["https://api.github.com/user"]
+  }
+  expect_failures = [geminienvironments_environment.this]
 }
 
 # Bad input stops the plan at the variable that holds it.

@@ -1,5 +1,7 @@
 # What the API holds for an environment, read back as another tool would: its hooks.json and its
-# network, for the assertions of guarded_environment.tftest.hcl.
+# network (what egress_allowed says of it for each of urls), for guarded_environment.tftest.hcl's
+# assertions. The function is called here, not in an assert: OpenTofu 1.12.6's test runner crashes on
+# a provider function in an assertion.
 terraform {
   required_providers {
     geminienvironments = {
@@ -10,6 +12,11 @@ terraform {
 
 variable "environment_id" {
   type = string
+}
+
+variable "urls" {
+  type    = list(string)
+  default = []
 }
 
 data "geminienvironments_environment" "held" {
@@ -36,4 +43,8 @@ output "gate" {
 
 output "file_count" {
   value = data.geminienvironments_environment.held.file_count
+}
+
+output "egress" {
+  value = { for url in var.urls : url => nonsensitive(provider::geminienvironments::egress_allowed(data.geminienvironments_environment.held.network, url)) }
 }
