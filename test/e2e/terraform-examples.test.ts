@@ -7,6 +7,11 @@
  * the API holds nothing it made. Against one in-process emulator; the data sources' objects are made
  * first through the API client, as another tool would. Examples run three at a time, each in its own
  * directory (they share the mirror and the emulator). The examples are `terraform fmt` clean.
+ *
+ * A module under examples/terraform/modules/ brings its own `terraform test` (tests/*.tftest.hcl, which
+ * apply it against the API the provider is configured for): run with Terraform and with OpenTofu
+ * (scripts/opentofu's cached build), one after the other, in the same queue; every run block passes,
+ * and nothing it made is left behind.
  */
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
@@ -14,10 +19,10 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { EnvironmentsClient, type Environment } from "../../client";
-import { cliConfig, PROVIDER_SOURCE, providerMirror, terraformEnv, terraformOnPath, TERRAFORM_TOOLS_TIMEOUT_MS } from "../../devtools/terraform";
+import { cachedOpenTofuBinary, cliConfig, PROVIDER_SOURCE, providerMirror, terraformEnv, terraformOnPath, TERRAFORM_TOOLS_TIMEOUT_MS, type EngineName } from "../../devtools/terraform";
 import { runCommand, type CommandError } from "../support/commands";
 import { startTestEmulator, TEST_KEY, type TestEmulator } from "../support/emulator";
-import { describeNeeding } from "../support/prerequisites";
+import { describeNeeding, testNeeding } from "../support/prerequisites";
 
 const execFileAsync = promisify(execFile);
 const repoRoot = path.resolve(__dirname, "..", "..");
@@ -49,6 +54,24 @@ interface Example {
 }
 
 const GITHUB_TOKEN = "ghp_example-token-not-a-real-one";
+
+interface Module {
+  /** The folder under examples/terraform/. */
+  folder: string;
+  /** A file every environment the module's tests make holds, none of the other examples': none is left after. */
+  marker: string;
+}
+
+const MODULES: Module[] = [{ folder: "modules/guarded-environment", marker: ".agents/hooks-scripts/gate.sh" }];
+
+/** The engines a module's tests run with: Terraform from PATH, OpenTofu from scripts/opentofu's cache (built by .ci/run). */
+const MODULE_ENGINES: Array<{ name: EngineName; binary: string | undefined; needs: string }> = [
+  { name: "terraform", binary: terraformOnPath(), needs: "terraform on PATH" },
+  { name: "tofu", binary: cachedOpenTofuBinary(repoRoot), needs: "tofu (scripts/opentofu)" },
+];
+
+/** What `<engine> test` printed, by engine. */
+type ModuleRuns = Partial<Record<EngineName, string>>;
 
 const EXAMPLES: Example[] = [
   {
@@ -147,6 +170,25 @@ describeNeeding({ "terraform on PATH (Terraform 1.11 or newer)": terraformOnPath
   let cliConfigFile: string;
   const terraform = terraformOnPath()!;
   const runs = new Map<string, Promise<{ outputs: Outputs; log: string[] }>>();
+  const moduleRuns = new Map<string, Promise<ModuleRuns>>();
+
+  /** `init` and `test` in a copy of the module, with each engine there is, one after the other. */
+  async function runModuleTests(module: Module): Promise<ModuleRuns> {
+    const results: ModuleRuns = {};
+    for (const engine of MODULE_ENGINES) {
+      if (!engine.binary) continue;
+      const dir = path.join(scratch, `${module.folder.replace("/", "-")}-${engine.name}`);
+      await fs.promises.cp(path.join(examplesDir, module.folder), dir, { recursive: true });
+      const env = terraformEnv({ cliConfigFile, baseUrl: emulator.url, apiKey: TEST_KEY });
+      await runCommand([engine.binary, "init", "-no-color"], { cwd: dir, env, timeoutMs: COMMAND_TIMEOUT_MS });
+      const output = await runCommand([engine.binary, "test", "-no-color"], { cwd: dir, env, timeoutMs: COMMAND_TIMEOUT_MS }).then(
+        (done) => done.stdout + done.stderr,
+        (error: CommandError) => `${error.message}\n${error.stdout}${error.stderr}`,
+      );
+      results[engine.name] = output;
+    }
+    return results;
+  }
 
   /** init, apply, the outputs, a no-op plan, import, destroy: one example, in its own directory. */
   async function runExample(example: Example): Promise<{ outputs: Outputs; log: string[] }> {
@@ -201,8 +243,7 @@ describeNeeding({ "terraform on PATH (Terraform 1.11 or newer)": terraformOnPath
     await fs.promises.writeFile(cliConfigFile, cliConfig([{ dir: mirror.dir, providers: [PROVIDER_SOURCE] }]));
     emulator = await startTestEmulator();
     client = new EnvironmentsClient({ apiKey: TEST_KEY, baseUrl: emulator.url });
-    // PARALLEL at a time; each test awaits its own.
-    const queue = [...EXAMPLES];
+    // PARALLEL at a time, the modules' tests first (the longest); each test awaits its own.
     const started: Array<() => void> = [];
     let running = 0;
     const next = () => {
@@ -211,26 +252,26 @@ describeNeeding({ "terraform on PATH (Terraform 1.11 or newer)": terraformOnPath
         started.shift()!();
       }
     };
-    for (const example of queue) {
-      runs.set(
-        example.folder,
-        new Promise<void>((resolve) => {
-          started.push(resolve);
-        })
-          .then(() => runExample(example))
-          .finally(() => {
-            running--;
-            next();
-          }),
-      );
+    const queued = <T>(job: () => Promise<T>): Promise<T> => {
+      const run = new Promise<void>((resolve) => {
+        started.push(resolve);
+      })
+        .then(job)
+        .finally(() => {
+          running--;
+          next();
+        });
       // No unhandled rejection before its test awaits it.
-      runs.get(example.folder)!.catch(() => undefined);
-    }
+      run.catch(() => undefined);
+      return run;
+    };
+    for (const module of MODULES) moduleRuns.set(module.folder, queued(() => runModuleTests(module)));
+    for (const example of EXAMPLES) runs.set(example.folder, queued(() => runExample(example)));
     next();
   }, TERRAFORM_TOOLS_TIMEOUT_MS);
 
   afterAll(async () => {
-    await Promise.allSettled(runs.values());
+    await Promise.allSettled([...runs.values(), ...moduleRuns.values()]);
     await client?.close();
     await emulator?.close();
     if (scratch) await fs.promises.rm(scratch, { recursive: true, force: true });
@@ -252,6 +293,28 @@ describeNeeding({ "terraform on PATH (Terraform 1.11 or newer)": terraformOnPath
     },
     EXAMPLE_TIMEOUT_MS,
   );
+
+  for (const module of MODULES) {
+    for (const engine of MODULE_ENGINES) {
+      testNeeding({ [engine.needs]: engine.binary !== undefined })(
+        `examples/terraform/${module.folder}: \`${engine.name} test\` passes every run block of its tests`,
+        async () => {
+          const output = (await moduleRuns.get(module.folder)!)[engine.name]!;
+          const testsDir = path.join(examplesDir, module.folder, "tests");
+          const files = (await fs.promises.readdir(testsDir)).filter((file) => file.endsWith(".tftest.hcl"));
+          const runBlocks = (await Promise.all(files.map((file) => fs.promises.readFile(path.join(testsDir, file), "utf8")))).join("\n").match(/^run "/gm)?.length ?? 0;
+          expect(runBlocks).toBeGreaterThan(0);
+          expect(output).toContain(`Success! ${runBlocks} passed, 0 failed.`);
+        },
+        EXAMPLE_TIMEOUT_MS,
+      );
+    }
+    test(`examples/terraform/${module.folder}: its tests leave no environment behind`, async () => {
+      await moduleRuns.get(module.folder);
+      const left = (await environments(client)).filter((environment) => environment.sources?.some((source) => source.target === module.marker));
+      expect(left.map((environment) => environment.id)).toEqual([]);
+    }, EXAMPLE_TIMEOUT_MS);
+  }
 });
 
 async function environments(client: EnvironmentsClient): Promise<Environment[]> {

@@ -106,6 +106,17 @@ run "script_edit_held" {
   }
 }
 
+# The README's example, as a user's configuration calls the module.
+run "example" {
+  module {
+    source = "./examples/agent"
+  }
+  assert {
+    condition     = startswith(output.environment_id, "env_") && output.allowlist == ["api.github.com", "*.githubusercontent.com", "audit.example.com"]
+    error_message = "examples/agent: ${output.environment_id}, ${jsonencode(output.allowlist)}."
+  }
+}
+
 # An entry that already covers the hook's host: nothing added.
 run "hook_host_covered" {
   command = plan
