@@ -10,8 +10,8 @@
  *
  * A module under examples/terraform/modules/ brings its own `terraform test` (tests/*.tftest.hcl, which
  * apply it against the API the provider is configured for): run with Terraform and with OpenTofu
- * (scripts/opentofu's cached build), one after the other, in the same queue; every run block passes,
- * and nothing it made is left behind.
+ * (scripts/opentofu's cached build), each engine a job of the same queue; every run block passes, and
+ * nothing it made is left behind.
  */
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
@@ -70,8 +70,6 @@ const MODULE_ENGINES: Array<{ name: EngineName; binary: string | undefined; need
   { name: "tofu", binary: cachedOpenTofuBinary(repoRoot), needs: "tofu (scripts/opentofu)" },
 ];
 
-/** What `<engine> test` printed, by engine. */
-type ModuleRuns = Partial<Record<EngineName, string>>;
 
 const EXAMPLES: Example[] = [
   {
@@ -170,24 +168,19 @@ describeNeeding({ "terraform on PATH (Terraform 1.11 or newer)": terraformOnPath
   let cliConfigFile: string;
   const terraform = terraformOnPath()!;
   const runs = new Map<string, Promise<{ outputs: Outputs; log: string[] }>>();
-  const moduleRuns = new Map<string, Promise<ModuleRuns>>();
+  /** What `<engine> test` printed, by `<folder> <engine>`. */
+  const moduleRuns = new Map<string, Promise<string>>();
 
-  /** `init` and `test` in a copy of the module, with each engine there is, one after the other. */
-  async function runModuleTests(module: Module): Promise<ModuleRuns> {
-    const results: ModuleRuns = {};
-    for (const engine of MODULE_ENGINES) {
-      if (!engine.binary) continue;
-      const dir = path.join(scratch, `${module.folder.replace("/", "-")}-${engine.name}`);
-      await fs.promises.cp(path.join(examplesDir, module.folder), dir, { recursive: true });
-      const env = terraformEnv({ cliConfigFile, baseUrl: emulator.url, apiKey: TEST_KEY });
-      await runCommand([engine.binary, "init", "-no-color"], { cwd: dir, env, timeoutMs: COMMAND_TIMEOUT_MS });
-      const output = await runCommand([engine.binary, "test", "-no-color"], { cwd: dir, env, timeoutMs: COMMAND_TIMEOUT_MS }).then(
-        (done) => done.stdout + done.stderr,
-        (error: CommandError) => `${error.message}\n${error.stdout}${error.stderr}`,
-      );
-      results[engine.name] = output;
-    }
-    return results;
+  /** `init` and `test` in a copy of the module, with one engine: what `test` printed, whatever its exit code. */
+  async function runModuleTests(module: Module, engine: string): Promise<string> {
+    const dir = path.join(scratch, `${module.folder.replace("/", "-")}-${path.basename(engine)}`);
+    await fs.promises.cp(path.join(examplesDir, module.folder), dir, { recursive: true });
+    const env = terraformEnv({ cliConfigFile, baseUrl: emulator.url, apiKey: TEST_KEY });
+    await runCommand([engine, "init", "-no-color"], { cwd: dir, env, timeoutMs: COMMAND_TIMEOUT_MS });
+    return runCommand([engine, "test", "-no-color"], { cwd: dir, env, timeoutMs: COMMAND_TIMEOUT_MS }).then(
+      (done) => done.stdout + done.stderr,
+      (error: CommandError) => `${error.message}\n${error.stdout}${error.stderr}`,
+    );
   }
 
   /** init, apply, the outputs, a no-op plan, import, destroy: one example, in its own directory. */
@@ -265,7 +258,9 @@ describeNeeding({ "terraform on PATH (Terraform 1.11 or newer)": terraformOnPath
       run.catch(() => undefined);
       return run;
     };
-    for (const module of MODULES) moduleRuns.set(module.folder, queued(() => runModuleTests(module)));
+    for (const module of MODULES) {
+      for (const { name, binary } of MODULE_ENGINES) if (binary) moduleRuns.set(`${module.folder} ${name}`, queued(() => runModuleTests(module, binary)));
+    }
     for (const example of EXAMPLES) runs.set(example.folder, queued(() => runExample(example)));
     next();
   }, TERRAFORM_TOOLS_TIMEOUT_MS);
@@ -299,7 +294,7 @@ describeNeeding({ "terraform on PATH (Terraform 1.11 or newer)": terraformOnPath
       testNeeding({ [engine.needs]: engine.binary !== undefined })(
         `examples/terraform/${module.folder}: \`${engine.name} test\` passes every run block of its tests`,
         async () => {
-          const output = (await moduleRuns.get(module.folder)!)[engine.name]!;
+          const output = await moduleRuns.get(`${module.folder} ${engine.name}`)!;
           const testsDir = path.join(examplesDir, module.folder, "tests");
           const files = (await fs.promises.readdir(testsDir)).filter((file) => file.endsWith(".tftest.hcl"));
           const runBlocks = (await Promise.all(files.map((file) => fs.promises.readFile(path.join(testsDir, file), "utf8")))).join("\n").match(/^run "/gm)?.length ?? 0;
@@ -310,7 +305,7 @@ describeNeeding({ "terraform on PATH (Terraform 1.11 or newer)": terraformOnPath
       );
     }
     test(`examples/terraform/${module.folder}: its tests leave no environment behind`, async () => {
-      await moduleRuns.get(module.folder);
+      await Promise.allSettled(MODULE_ENGINES.map((engine) => moduleRuns.get(`${module.folder} ${engine.name}`)));
       const left = (await environments(client)).filter((environment) => environment.sources?.some((source) => source.target === module.marker));
       expect(left.map((environment) => environment.id)).toEqual([]);
     }, EXAMPLE_TIMEOUT_MS);
