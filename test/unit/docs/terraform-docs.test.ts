@@ -3,11 +3,13 @@
  * examples/terraform/ (scripts/generate-terraform-docs.ts, `npm run schema`): this fails when a
  * committed page drifts or one is left over, when a page lacks the registry's front matter, when a
  * resource, data source or attribute the provider serves has no page or no line, when a page's
- * example is not its example file, or when an example is not run by the e2e test of the examples.
+ * example is not its example file, or when an example is not run by the e2e test of the examples; for
+ * a module under examples/terraform/modules/, when its guide or README does not show its examples
+ * whole, when its tests do not apply each example, or when the e2e test does not run its tests.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { EXAMPLES_DIR, EXAMPLES_TESTED_BY, exampleOf, terraformPages } from "../../../scripts/generate-terraform-docs";
+import { EXAMPLES_DIR, EXAMPLES_TESTED_BY, exampleOf, moduleExamples, moduleNames, MODULES_DIR, terraformPages } from "../../../scripts/generate-terraform-docs";
 import { terraformSchema, type TerraformAttribute } from "../../../provider/terraform/schema";
 import { FUNCTIONS } from "../../../provider/terraform/functions";
 
@@ -34,9 +36,10 @@ test("one page per resource and data source, in the registry's folders", () => {
     ...Object.keys(schema.resources).map((type) => `resources/${type.replace(/^geminienvironments_/, "")}.md`),
     ...Object.keys(schema.dataSources).map((type) => `data-sources/${type.replace(/^geminienvironments_/, "")}.md`),
     ...Object.keys(FUNCTIONS).map((name) => `functions/${name}.md`),
+    ...moduleNames(root).map((name) => `guides/${name}-module.md`),
   ];
   expect(Object.keys(pages).sort()).toEqual(expected.sort());
-  expect(Object.keys(pages)).toEqual(expect.arrayContaining(["resources/environment.md", "resources/credential.md", "data-sources/hooks.md"]));
+  expect(Object.keys(pages)).toEqual(expect.arrayContaining(["resources/environment.md", "resources/credential.md", "data-sources/hooks.md", "guides/guarded-environment-module.md"]));
 });
 
 test.each(Object.keys(pages))("docs/terraform/%s opens with the registry's front matter: page_title, subcategory, description", (file) => {
@@ -117,4 +120,29 @@ test(`every example folder is run by name in ${EXAMPLES_TESTED_BY}`, () => {
   const folders = [...blocks, ...functionPages].map(({ example }) => path.relative(EXAMPLES_DIR, path.dirname(example)));
   expect(folders).toHaveLength(1 + Object.keys(schema.resources).length + Object.keys(schema.dataSources).length + Object.keys(FUNCTIONS).length);
   for (const folder of folders) expect(tested).toContain(`"${folder}"`);
+});
+
+describe.each(moduleNames(root))("the module %s", (name) => {
+  const folder = `${MODULES_DIR}/${name}`;
+  const examples = moduleExamples(root, name);
+  const tests = fs
+    .readdirSync(path.join(root, folder, "tests"))
+    .filter((file) => file.endsWith(".tftest.hcl"))
+    .map((file) => fs.readFileSync(path.join(root, folder, "tests", file), "utf8"))
+    .join("\n");
+
+  test("has examples, each shown whole in its guide and its README, and applied by its tests", () => {
+    expect(examples.length).toBeGreaterThan(0);
+    const readme = fs.readFileSync(path.join(root, folder, "README.md"), "utf8");
+    for (const example of examples) {
+      const shown = `\`\`\`terraform\n${fs.readFileSync(path.join(root, example), "utf8").trimEnd()}\n\`\`\``;
+      expect(pages[`guides/${name}-module.md`]).toContain(shown);
+      expect(readme).toContain(shown);
+      expect(tests).toContain(`source = "./${path.relative(folder, path.dirname(example))}"`);
+    }
+  });
+
+  test(`its tests are run by ${EXAMPLES_TESTED_BY}`, () => {
+    expect(fs.readFileSync(path.join(root, EXAMPLES_TESTED_BY), "utf8")).toContain(`"${path.relative(EXAMPLES_DIR, folder)}"`);
+  });
 });
