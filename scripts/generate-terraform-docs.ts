@@ -208,7 +208,7 @@ configured for, assert with its outputs, with what the API holds and with \`egre
 destroy what they made. Against the local emulator:
 
 \`\`\`sh
-genv serve --in-memory --api-key dev &
+genv serve --in-memory --api-key dev     # in another shell: prints http://127.0.0.1:8765; leave it running
 export GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:8765 GOOGLE_API_KEY=dev
 terraform init && terraform test     # or: tofu init && tofu test
 \`\`\`
