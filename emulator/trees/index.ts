@@ -160,7 +160,7 @@ export class TreeStore {
     );
   }
 
-  /** Resolves once the trees removed so far are deleted from disk (the ones a running tool call holds aside). */
+  /** Resolves once the trees removed so far are deleted from disk; one a running tool call still writes to is deleted when that call ends. */
   emptied(): Promise<void> {
     return this.emptying;
   }
