@@ -37,7 +37,7 @@ async function main(): Promise<void> {
   if (!only || only === "policy") printComparisons("Guardrails as code: policy cases at preview, a hook edit in place vs replacement (medians of 5, alternating)", await benchPolicy());
   if (!only || only === "policy-pack") printComparisons("The policy pack at preview (medians of 5, alternating)", await benchPolicyPack());
   if (!only || only === "release") printComparisons("Released plugin start-up: the Linux single executable vs the Node.js launcher (spawn to port, alternating)", await benchRelease());
-  if (!only || only === "terraform") printComparisons("terraform apply / no-op plan / destroy of 50 environments: this provider vs Mastercard/restapi (medians, alternating), and the plugin's start-up", await benchTerraform());
+  if (!only || only === "terraform") printComparisons("terraform and tofu apply / no-op plan / destroy of 50 environments: this provider vs Mastercard/restapi (medians, alternating), and the plugin's start-up", await benchTerraform());
   if (!only || only === "faults") printComparisons("pulumi up/destroy of a fleet under 20% injected faults (one run)", await benchFaults());
 }
 

@@ -13,9 +13,12 @@
  * it (its magic cookie and a client certificate given, so the plugin makes its own for mTLS), against
  * restapi's, alternating.
  *
- * Goals: each step within 1.25× the floor, wall and CPU; the plugin's start-up under 300 ms. Runs
- * from the repo after `npm run build`; Terraform on PATH (`GENV_BENCH_TERRAFORM=tofu` runs OpenTofu,
- * scripts/opentofu); `GENV_BENCH_TERRAFORM_ROUNDS` (default 3), `GENV_BENCH_TERRAFORM_COUNT` (50).
+ * Both engines in one run, Terraform (on PATH) and OpenTofu (scripts/opentofu, built once if need be),
+ * each in its own working directories, their rounds interleaved so that both see the same machine.
+ *
+ * Goals: each step within 1.25× the floor on either engine, wall and CPU; the plugin's start-up under
+ * 300 ms. Runs from the repo after `npm run build`; `GENV_BENCH_TERRAFORM=terraform` or `=tofu` runs one
+ * engine alone; `GENV_BENCH_TERRAFORM_ROUNDS` (default 3), `GENV_BENCH_TERRAFORM_COUNT` (50).
  */
 import { spawn } from "node:child_process";
 import { promises as fs } from "node:fs";
@@ -24,7 +27,7 @@ import path from "node:path";
 import { EnvironmentsClient } from "../client/client";
 import { group, command, hooksConfig } from "../hooks/builders";
 import { serializeHooks } from "../hooks/serialize";
-import { cliConfig, mirrorOfZips, PROVIDER_SOURCE, terraformEngine, terraformEnv, terraformPlatform, type EngineName } from "../devtools/terraform";
+import { cliConfig, mirrorOfZips, PROVIDER_SOURCE, terraformEngine, terraformEnv, terraformPlatform, type EngineName, type TerraformEngine } from "../devtools/terraform";
 import { execFileAsync, median, startServeProcess, wallAndCpuMs, type Comparison } from "./_measure";
 
 const ROUNDS = Number(process.env.GENV_BENCH_TERRAFORM_ROUNDS) > 0 ? Number(process.env.GENV_BENCH_TERRAFORM_ROUNDS) : 3;
@@ -97,10 +100,17 @@ resource "restapi_object" "agent" {
 `;
 }
 
+/** The engines to measure: both, or the one `GENV_BENCH_TERRAFORM` names. */
+function engineNames(): EngineName[] {
+  const chosen = process.env.GENV_BENCH_TERRAFORM;
+  if (!chosen) return ["terraform", "tofu"];
+  if (chosen !== "terraform" && chosen !== "tofu") throw new Error(`GENV_BENCH_TERRAFORM=${chosen}: say terraform or tofu, or leave it unset for both`);
+  return [chosen];
+}
+
 export async function benchTerraform(log: (line: string) => void = console.log): Promise<Comparison[]> {
   const repoRoot = path.resolve(__dirname, "..", "..");
-  const engineName = (process.env.GENV_BENCH_TERRAFORM || "terraform") as EngineName;
-  const engine = await terraformEngine(engineName, repoRoot);
+  const engines = await Promise.all(engineNames().map((name) => terraformEngine(name, repoRoot)));
   const scratch = await fs.mkdtemp(path.join(os.tmpdir(), "genv-bench-terraform-"));
   const serve = await startServeProcess();
   const client = new EnvironmentsClient({ apiKey: serve.key, baseUrl: serve.url });
@@ -121,45 +131,51 @@ export async function benchTerraform(log: (line: string) => void = console.log):
     );
     const env = terraformEnv({ cliConfigFile, baseUrl: serve.url, apiKey: serve.key });
     const inputs = JSON.stringify({ sources: await fleetSources(repoRoot) });
-    const dirs = { ours: path.join(scratch, "ours"), floor: path.join(scratch, "floor") };
     const configurations = { ours: oursConfiguration(COUNT), floor: floorConfiguration(COUNT, serve.url, serve.key) };
-    const run = (variant: Variant, args: string[]) => execFileAsync(engine.binary, [...args, "-no-color"], { cwd: dirs[variant], env, maxBuffer: 64 * 1024 * 1024 });
-    for (const variant of ["ours", "floor"] as const) {
-      await fs.mkdir(dirs[variant]);
-      await fs.writeFile(path.join(dirs[variant], "main.tf"), configurations[variant]);
-      await fs.writeFile(path.join(dirs[variant], "inputs.json"), inputs);
-      await run(variant, ["init"]);
+    const dir = (engine: TerraformEngine, variant: Variant) => path.join(scratch, engine.name, variant);
+    const run = (engine: TerraformEngine, variant: Variant, args: string[]) => execFileAsync(engine.binary, [...args, "-no-color"], { cwd: dir(engine, variant), env, maxBuffer: 64 * 1024 * 1024 });
+    for (const engine of engines) {
+      for (const variant of ["ours", "floor"] as const) {
+        await fs.mkdir(dir(engine, variant), { recursive: true });
+        await fs.writeFile(path.join(dir(engine, variant), "main.tf"), configurations[variant]);
+        await fs.writeFile(path.join(dir(engine, variant), "inputs.json"), inputs);
+        await run(engine, variant, ["init"]);
+      }
     }
     const countEnvironments = async () => {
       let count = 0;
       for await (const _ of client.listAll()) count++;
       return count;
     };
-    const steps: Record<Step, (variant: Variant) => Promise<unknown>> = {
-      apply: async (variant) => run(variant, ["apply", "-auto-approve"]),
+    const steps: Record<Step, (engine: TerraformEngine, variant: Variant) => Promise<unknown>> = {
+      apply: async (engine, variant) => run(engine, variant, ["apply", "-auto-approve"]),
       // Exit 2 (changes) rejects: a plan that is not a no-op is not measured.
-      plan: async (variant) => run(variant, ["plan", "-detailed-exitcode"]),
-      destroy: async (variant) => run(variant, ["destroy", "-auto-approve"]),
+      plan: async (engine, variant) => run(engine, variant, ["plan", "-detailed-exitcode"]),
+      destroy: async (engine, variant) => run(engine, variant, ["destroy", "-auto-approve"]),
     };
-    const perStep = () => Object.fromEntries(STEPS.map((step) => [step, { ms: [] as number[], cpuMs: [] as number[] }])) as Record<Step, { ms: number[]; cpuMs: number[] }>;
-    const times: Record<Variant, Record<Step, { ms: number[]; cpuMs: number[] }>> = { ours: perStep(), floor: perStep() };
+    type Times = Record<Step, { ms: number[]; cpuMs: number[] }>;
+    const perStep = () => Object.fromEntries(STEPS.map((step) => [step, { ms: [] as number[], cpuMs: [] as number[] }])) as Times;
+    const times = new Map(engines.map((engine) => [engine, { ours: perStep(), floor: perStep() } as Record<Variant, Times>]));
     for (let round = 0; round < ROUNDS; round++) {
-      const order: Variant[] = round % 2 === 0 ? ["ours", "floor"] : ["floor", "ours"];
-      for (const variant of order) {
-        for (const step of STEPS) {
-          const measured = await wallAndCpuMs(() => steps[step](variant));
-          times[variant][step].ms.push(measured.ms);
-          times[variant][step].cpuMs.push(measured.cpuMs);
-          if (step === "apply" && (await countEnvironments()) !== COUNT) throw new Error(`${variant}: apply left ${await countEnvironments()} environments, not ${COUNT}`);
-          if (step === "destroy" && (await countEnvironments()) !== 0) throw new Error(`${variant}: destroy left ${await countEnvironments()} environments`);
+      const variants: Variant[] = round % 2 === 0 ? ["ours", "floor"] : ["floor", "ours"];
+      for (const engine of round % 2 === 0 ? engines : [...engines].reverse()) {
+        for (const variant of variants) {
+          const measuredTimes = times.get(engine)![variant];
+          for (const step of STEPS) {
+            const measured = await wallAndCpuMs(() => steps[step](engine, variant));
+            measuredTimes[step].ms.push(measured.ms);
+            measuredTimes[step].cpuMs.push(measured.cpuMs);
+            if (step === "apply" && (await countEnvironments()) !== COUNT) throw new Error(`${engine.name} ${variant}: apply left ${await countEnvironments()} environments, not ${COUNT}`);
+            if (step === "destroy" && (await countEnvironments()) !== 0) throw new Error(`${engine.name} ${variant}: destroy left ${await countEnvironments()} environments`);
+          }
+          log(`  round ${round + 1}/${ROUNDS} ${engine.name} ${variant}: ${STEPS.map((step) => `${step} ${(measuredTimes[step].ms.at(-1)! / 1000).toFixed(1)} s`).join(", ")}`);
         }
-        log(`  round ${round + 1}/${ROUNDS} ${variant}: ${STEPS.map((step) => `${step} ${(times[variant][step].ms.at(-1)! / 1000).toFixed(1)} s`).join(", ")}`);
       }
     }
 
     // Start-up: the executables Terraform installed, started as Terraform starts them.
     const installed = async (variant: Variant) => {
-      const root = path.join(dirs[variant], ".terraform", "providers");
+      const root = path.join(dir(engines[0], variant), ".terraform", "providers");
       const files = (await fs.readdir(root, { recursive: true })) as string[];
       return path.join(root, files.find((file) => path.basename(file).startsWith("terraform-provider-"))!);
     };
@@ -171,10 +187,13 @@ export async function benchTerraform(log: (line: string) => void = console.log):
     for (let i = 0; i < STARTUP_RUNS; i++) for (const variant of ["ours", "floor"] as const) startups[variant].push(await handshakeMs(executables[variant], startEnv));
 
     const floorName = "Mastercard/restapi 3.0.0";
-    const rows: Comparison[] = STEPS.flatMap((step) => [
-      { name: `${engine.name} ${STEP_NAMES[step]}, ${COUNT} environments, wall`, ours: median(times.ours[step].ms), baselineName: floorName, baseline: median(times.floor[step].ms), target: TARGET },
-      { name: `${engine.name} ${STEP_NAMES[step]}, ${COUNT} environments, CPU`, ours: median(times.ours[step].cpuMs), baselineName: floorName, baseline: median(times.floor[step].cpuMs), target: TARGET },
-    ]);
+    const rows: Comparison[] = engines.flatMap((engine) => {
+      const { ours, floor } = times.get(engine)!;
+      return STEPS.flatMap((step) => [
+        { name: `${engine.name} ${STEP_NAMES[step]}, ${COUNT} environments, wall`, ours: median(ours[step].ms), baselineName: floorName, baseline: median(floor[step].ms), target: TARGET },
+        { name: `${engine.name} ${STEP_NAMES[step]}, ${COUNT} environments, CPU`, ours: median(ours[step].cpuMs), baselineName: floorName, baseline: median(floor[step].cpuMs), target: TARGET },
+      ]);
+    });
     const start = median(startups.ours);
     rows.push({
       name: "plugin start-up (spawn to handshake)",
