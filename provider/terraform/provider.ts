@@ -73,8 +73,25 @@ export function loadEverything(): void {
  */
 export function loadCores(): void {
   for (const type of Object.values(RESOURCES)) type.core();
-  terraformSchema();
+  providerSchemaResponse();
   require("../../hooks/lint");
+}
+
+let schemaResponse: Response | undefined;
+
+/** GetProviderSchema's answer: the same at every call, made once (and kept in the single executable's startup snapshot). */
+export function providerSchemaResponse(): Response {
+  if (schemaResponse) return schemaResponse;
+  const schema = terraformSchema();
+  const blocks = (blocks: Record<string, TerraformBlock>) => Object.fromEntries(Object.entries(blocks).map(([name, block]) => [name, protoSchema(block)]));
+  return (schemaResponse = {
+    provider: protoSchema(schema.provider),
+    resource_schemas: blocks(schema.resources),
+    data_source_schemas: blocks(schema.dataSources),
+    functions: protoFunctions(),
+    server_capabilities: CAPABILITIES,
+    diagnostics: [],
+  });
 }
 
 /** A request's fields, as the proto loader gives them (keepCase). */
@@ -102,16 +119,7 @@ export function terraformProvider(): Handlers {
     },
 
     async GetProviderSchema() {
-      const schema = terraformSchema();
-      const blocks = (blocks: Record<string, TerraformBlock>) => Object.fromEntries(Object.entries(blocks).map(([name, block]) => [name, protoSchema(block)]));
-      return {
-        provider: protoSchema(schema.provider),
-        resource_schemas: blocks(schema.resources),
-        data_source_schemas: blocks(schema.dataSources),
-        functions: protoFunctions(),
-        server_capabilities: CAPABILITIES,
-        diagnostics: [],
-      };
+      return providerSchemaResponse();
     },
 
     async GetResourceIdentitySchemas() {

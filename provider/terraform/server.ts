@@ -63,6 +63,27 @@ export function protocolDefinition(): ProtoLoader.PackageDefinition {
 }
 
 /**
+ * Has protobufjs generate, ahead of a start, the encoders and decoders it otherwise generates at a
+ * message type's first use: each method's request and answer, and the types nested in the answers
+ * `samples` gives by method name. Run before the single executable's startup snapshot is made, it takes
+ * about 10 ms off each start's first call, most of it GetProviderSchema's answer.
+ */
+export function prepareCodecs(samples: Record<string, object>): void {
+  for (const service of Object.values(protocolDefinition())) {
+    if ("format" in service) continue; // a message type, not a service
+    for (const [name, method] of Object.entries(service)) {
+      method.requestDeserialize(Buffer.alloc(0));
+      const answer = method.responseSerialize(samples[name] ?? {});
+      // A sample is an answer made once (GetProviderSchema's): encoded once too.
+      if (samples[name]) encodedAnswers.set(samples[name], answer);
+    }
+  }
+}
+
+/** Answers encoded ahead, by the object the handler returns. */
+const encodedAnswers = new WeakMap<object, Buffer>();
+
+/**
  * Serves the handlers `load` gives and prints the handshake line; resolves once the line is out. The
  * handlers (the schema, zod, the cores) load after it, on the first call or the next turn, so that
  * Terraform connects while they load.
@@ -95,15 +116,17 @@ export async function serve(load: () => Handlers, env: NodeJS.ProcessEnv = proce
       );
     };
   }
-  server.addService(proto.tfplugin6.Provider.service, implementation);
+  const provider = Object.fromEntries(
+    Object.entries(proto.tfplugin6.Provider.service).map(([name, method]) => [name, { ...method, responseSerialize: (answer: object) => encodedAnswers.get(answer) ?? method.responseSerialize(answer) }]),
+  );
+  server.addService(provider, implementation);
   server.addService(proto.plugin.GRPCController.service, {
     Shutdown: (_call: unknown, callback: Grpc.sendUnaryData<unknown>) => {
       callback(null, {});
       stdioStream?.end(); // an end of stream, not a reset, in Terraform's log
-      setImmediate(() => {
-        server.forceShutdown();
-        process.exit(0);
-      });
+      // Once the answer is out, as go-plugin's server does; the exit closes the connections (closing
+      // them first, server.forceShutdown(), took 5–8 ms of each start, which Terraform waits for).
+      setImmediate(() => process.exit(0));
     },
   });
   server.addService(proto.plugin.GRPCStdio.service, { StreamStdio: streamStdio });

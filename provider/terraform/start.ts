@@ -2,7 +2,7 @@
  * Starting the provider as Terraform and OpenTofu run it (main.ts, or the single executable's startup
  * snapshot: plugin/single-executable.ts), and what a start needs loaded beforehand.
  */
-import { protocolDefinition, serve, startedByTerraform, NOT_A_COMMAND } from "./server";
+import { prepareCodecs, serve, startedByTerraform, NOT_A_COMMAND } from "./server";
 
 /** How often it looks whether Terraform is still its parent. */
 const PARENT_CHECK_MS = 1_000;
@@ -25,13 +25,14 @@ export function startTerraformProvider(): void {
 
 /**
  * Loads, before any start, what each start needs and can be kept in a V8 startup snapshot: the
- * protocol's definition and the provider's cores. gRPC and the API's client are left to the start:
- * they open handles (HTTP/2, TLS) that a snapshot cannot hold.
+ * protocol's definition with its messages' codecs, and the provider's cores. gRPC and the API's client
+ * are left to the start: they open handles (HTTP/2, TLS) that a snapshot cannot hold.
  * @public (required by plugin/single-executable.ts while its snapshot is made, which knip does not follow)
  */
 export function preloadTerraformProvider(): void {
-  protocolDefinition();
-  (require("./provider") as typeof import("./provider")).loadCores();
+  const provider = require("./provider") as typeof import("./provider");
+  provider.loadCores();
+  prepareCodecs({ GetProviderSchema: provider.providerSchemaResponse() });
 }
 
 /**

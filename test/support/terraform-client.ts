@@ -26,10 +26,20 @@ export interface ProviderSchema {
   data_source_schemas: Record<string, unknown>;
 }
 
+function protocol(): protoLoader.PackageDefinition {
+  return protoLoader.loadSync(path.join(repoRoot, "provider", "terraform", "tfplugin6.proto"), { keepCase: true, longs: Number, enums: String, defaults: true, oneofs: true });
+}
+
+/** GetProviderSchema's answer as these sources make it, encoded and decoded as it travels: what a provider built from them serves. */
+export async function providerSchemaOfSources(): Promise<ProviderSchema> {
+  const { terraformProvider } = await import("../../provider/terraform/provider");
+  const method = (protocol()["tfplugin6.Provider"] as grpc.ServiceDefinition).GetProviderSchema;
+  return method.responseDeserialize(method.responseSerialize(await terraformProvider().GetProviderSchema!({}))) as ProviderSchema;
+}
+
 /** GetProviderSchema of the provider serving on `port`. */
 export async function getProviderSchema(port: number, timeoutMs = 60_000): Promise<ProviderSchema> {
-  const definition = protoLoader.loadSync(path.join(repoRoot, "provider", "terraform", "tfplugin6.proto"), { keepCase: true, longs: Number, enums: String, defaults: true, oneofs: true });
-  const { tfplugin6 } = grpc.loadPackageDefinition(definition) as unknown as { tfplugin6: { Provider: grpc.ServiceClientConstructor } };
+  const { tfplugin6 } = grpc.loadPackageDefinition(protocol()) as unknown as { tfplugin6: { Provider: grpc.ServiceClientConstructor } };
   const client = new tfplugin6.Provider(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
   try {
     return await new Promise<ProviderSchema>((resolve, reject) =>

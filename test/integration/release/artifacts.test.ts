@@ -32,7 +32,7 @@ import { CPU_TYPE, CS_ADHOC, readMachO, signatureProblems } from "../../support/
 import { connectPlugin } from "../../support/plugin-client";
 import { describeNeeding } from "../../support/prerequisites";
 import { seaBlobOfElf } from "../../support/sea-blob";
-import { getProviderSchema, portOfHandshake, TERRAFORM_PLUGIN_ENV } from "../../support/terraform-client";
+import { getProviderSchema, portOfHandshake, providerSchemaOfSources, TERRAFORM_PLUGIN_ENV } from "../../support/terraform-client";
 
 const execFileAsync = promisify(execFile);
 const repoRoot = path.resolve(__dirname, "..", "..", "..");
@@ -322,6 +322,8 @@ describe("npm run release (scripts/release)", () => {
           const schema = await getProviderSchema(port);
           expect(Object.keys(schema.resource_schemas).sort()).toEqual(["geminienvironments_credential", "geminienvironments_environment"]);
           expect(Object.keys(schema.data_source_schemas)).toHaveLength(6);
+          // Encoded once, before the startup snapshot was made: the same answer, field for field.
+          expect(schema).toEqual(await providerSchemaOfSources());
         } finally {
           started.stop();
         }
