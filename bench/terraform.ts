@@ -16,6 +16,10 @@
  * Both engines in one run, Terraform (on PATH) and OpenTofu (scripts/opentofu, built once if need be),
  * each in its own working directories, their rounds interleaved so that both see the same machine.
  *
+ * Each step's row gives the median of its rounds and, beside it, the lowest and highest ratio of a
+ * single round (ours against the floor measured next to it), so that a ratio near the goal is read
+ * with its spread.
+ *
  * Goals: each step within 1.25× the floor on either engine, wall and CPU; the plugin's start-up under
  * 300 ms. Runs from the repo after `npm run build`; `GENV_BENCH_TERRAFORM=terraform` or `=tofu` runs one
  * engine alone; `GENV_BENCH_TERRAFORM_ROUNDS` (default 3), `GENV_BENCH_TERRAFORM_COUNT` (50).
@@ -43,6 +47,12 @@ const STEPS = ["apply", "plan", "destroy"] as const;
 type Step = (typeof STEPS)[number];
 const STEP_NAMES: Record<Step, string> = { apply: "apply", plan: "plan (no-op)", destroy: "destroy" };
 type Variant = "ours" | "floor";
+
+/** The ratio of each round (ours against the floor measured beside it), lowest to highest: how far one run's median can be trusted. */
+function roundRatios(ours: readonly number[], floor: readonly number[]): string {
+  const ratios = ours.map((ms, round) => ms / floor[round]).sort((a, b) => a - b);
+  return `rounds ${ratios[0].toFixed(2)}–${ratios[ratios.length - 1].toFixed(2)}x`;
+}
 
 /** The fleet's inputs, as bench/fleet.ts makes them, without the task file each environment adds. */
 async function fleetSources(repoRoot: string): Promise<Array<Record<string, string>>> {
@@ -190,8 +200,8 @@ export async function benchTerraform(log: (line: string) => void = console.log):
     const rows: Comparison[] = engines.flatMap((engine) => {
       const { ours, floor } = times.get(engine)!;
       return STEPS.flatMap((step) => [
-        { name: `${engine.name} ${STEP_NAMES[step]}, ${COUNT} environments, wall`, ours: median(ours[step].ms), baselineName: floorName, baseline: median(floor[step].ms), target: TARGET },
-        { name: `${engine.name} ${STEP_NAMES[step]}, ${COUNT} environments, CPU`, ours: median(ours[step].cpuMs), baselineName: floorName, baseline: median(floor[step].cpuMs), target: TARGET },
+        { name: `${engine.name} ${STEP_NAMES[step]}, ${COUNT} environments, wall`, ours: median(ours[step].ms), baselineName: floorName, baseline: median(floor[step].ms), target: TARGET, note: roundRatios(ours[step].ms, floor[step].ms) },
+        { name: `${engine.name} ${STEP_NAMES[step]}, ${COUNT} environments, CPU`, ours: median(ours[step].cpuMs), baselineName: floorName, baseline: median(floor[step].cpuMs), target: TARGET, note: roundRatios(ours[step].cpuMs, floor[step].cpuMs) },
       ]);
     });
     const start = median(startups.ours);
