@@ -99,6 +99,15 @@ export interface Comparison {
   note?: string;
 }
 
+/**
+ * Each round's ratio, ours against the baseline measured in the same round, lowest to highest, as a
+ * row's note: how far one run's median can be trusted.
+ */
+export function roundRatios(ours: readonly number[], baseline: readonly number[]): string {
+  const ratios = ours.map((value, round) => value / baseline[round]).sort((a, b) => a - b);
+  return `rounds ${ratios[0].toFixed(2)}–${ratios[ratios.length - 1].toFixed(2)}x`;
+}
+
 export function printComparisons(title: string, rows: readonly Comparison[]): void {
   const nameWidth = Math.max(46, ...rows.map((row) => row.name.length));
   const baselineWidth = Math.max(24, ...rows.map((row) => row.baselineName.length));

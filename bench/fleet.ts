@@ -38,7 +38,8 @@
  * the above runs) for the floor and the plugin only: per resource against the floor at that size, and
  * the plugin's growth from the size before against the floor's (the engine's growth is not ours to
  * remove; from the base, at 50, the processes' start-up would dominate). Each size's rows are printed as
- * soon as it is measured.
+ * soon as it is measured. Its rows against the floor give, beside the median, the lowest and highest
+ * ratio of a single round (the plugin against the floor measured in the same round).
  * With `--user-options`, what a user can do about it at the largest size (bench/_fleet-options.ts).
  *
  * Goals: each provider within 1.05× the floor; the plugin's start-up (spawn to the port on stdout)
@@ -56,7 +57,7 @@ import { ENVIRONMENT_COMPUTED, ENVIRONMENT_SECRET_OUTPUTS } from "../provider/en
 import { startEngineBench } from "./_engine";
 import { measureFleetOptions } from "./_fleet-options";
 import { releasedPlugin } from "./_released-plugin";
-import { execFileAsync, median, startupMs, wallAndCpuMs, type Comparison, type WallAndCpu } from "./_measure";
+import { execFileAsync, median, roundRatios, startupMs, wallAndCpuMs, type Comparison, type WallAndCpu } from "./_measure";
 
 /**
  * The fleet's sizes (`npm run bench fleet -- --sizes 50,300,1000`): every variant at the first, the
@@ -390,11 +391,11 @@ export async function benchFleet({ sizes = DEFAULT_FLEET_SIZES, userOptions = fa
 
     // The other sizes: the floor and the plugin only, alternating round by round.
     const grown = new Map<number, Record<GrownVariant, { wall: Record<Step, number[]>; cpu: Record<Step, number[]> }>>();
+    /** A variant's measures of a step at `size`, round by round. */
+    const roundsAt = (size: number, variant: GrownVariant, kind: "wall" | "cpu", step: Step) => (size === count ? (kind === "wall" ? times : cpu)[variant][step] : grown.get(size)![variant][kind][step]);
     /** What a resource costs in a fleet of `size`: per resource, so that sizes compare. */
-    const perResourceAt = (size: number, variant: GrownVariant, kind: "wall" | "cpu", step: Step) => {
-      const values = size === count ? (kind === "wall" ? times : cpu)[variant][step] : grown.get(size)![variant][kind][step];
-      return median(values) / size;
-    };
+    const perResourceAt = (size: number, variant: GrownVariant, kind: "wall" | "cpu", step: Step) => median(roundsAt(size, variant, kind, step)) / size;
+    const spreadAt = (size: number, kind: "wall" | "cpu", step: Step) => roundRatios(roundsAt(size, "plugin", kind, step), roundsAt(size, "floor", kind, step));
     const sizeColumns = STEPS.flatMap((step) => GROWN_VARIANTS.map((variant) => `${variant} ${step}`));
     const sizeLine = (size: number) =>
       `    ${String(size).padEnd(6)}${STEPS.flatMap((step) => GROWN_VARIANTS.map((variant) => `${perResourceAt(size, variant, "wall", step).toFixed(1)} / ${perResourceAt(size, variant, "cpu", step).toFixed(1)}`.padStart(17))).join("")}`;
@@ -450,8 +451,8 @@ export async function benchFleet({ sizes = DEFAULT_FLEET_SIZES, userOptions = fa
           // In wall time, the API's work included, which the CPU rows leave out (genv serve is not the
           // command's child): a destroy of 1,000 whose deletes held the emulator up grew only here.
           row(`wall per resource, pulumi ${STEP_NAMES[step]}, plugin, ${size} vs ${previous}`, perResourceAt(size, "plugin", "wall", step), `plugin at ${previous}`, perResourceAt(previous, "plugin", "wall", step), Math.round(floorWallGrowth * 1.05 * 100) / 100, `the floor grew ${floorWallGrowth.toFixed(2)}x; the plugin ${(pluginWallGrowth / floorWallGrowth).toFixed(2)}x the floor's growth`),
-          row(`pulumi ${STEP_NAMES[step]} of ${size}, plugin, per resource`, perResourceAt(size, "plugin", "wall", step), "floor, per resource", perResourceAt(size, "floor", "wall", step), 1.05),
-          row(`CPU of pulumi ${STEP_NAMES[step]} of ${size}, plugin, per resource`, perResourceAt(size, "plugin", "cpu", step), "floor, per resource", perResourceAt(size, "floor", "cpu", step), 1.05),
+          row(`pulumi ${STEP_NAMES[step]} of ${size}, plugin, per resource`, perResourceAt(size, "plugin", "wall", step), "floor, per resource", perResourceAt(size, "floor", "wall", step), 1.05, spreadAt(size, "wall", step)),
+          row(`CPU of pulumi ${STEP_NAMES[step]} of ${size}, plugin, per resource`, perResourceAt(size, "plugin", "cpu", step), "floor, per resource", perResourceAt(size, "floor", "cpu", step), 1.05, spreadAt(size, "cpu", step)),
           // The plugin's growth against the floor's, within 5 %: the engine's own growth is not the provider's to remove.
           row(`CPU per resource, pulumi ${STEP_NAMES[step]}, plugin, ${size} vs ${previous}`, perResourceAt(size, "plugin", "cpu", step), `plugin at ${previous}`, perResourceAt(previous, "plugin", "cpu", step), Math.round(floorGrowth * 1.05 * 100) / 100, `the floor grew ${floorGrowth.toFixed(2)}x; the plugin ${(pluginGrowth / floorGrowth).toFixed(2)}x the floor's growth`),
         ];

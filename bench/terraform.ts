@@ -32,7 +32,7 @@ import { EnvironmentsClient } from "../client/client";
 import { group, command, hooksConfig } from "../hooks/builders";
 import { serializeHooks } from "../hooks/serialize";
 import { cliConfig, mirrorOfZips, PROVIDER_SOURCE, terraformEngine, terraformEnv, terraformPlatform, type EngineName, type TerraformEngine } from "../devtools/terraform";
-import { execFileAsync, median, startServeProcess, wallAndCpuMs, type Comparison } from "./_measure";
+import { execFileAsync, median, roundRatios, startServeProcess, wallAndCpuMs, type Comparison } from "./_measure";
 
 const ROUNDS = Number(process.env.GENV_BENCH_TERRAFORM_ROUNDS) > 0 ? Number(process.env.GENV_BENCH_TERRAFORM_ROUNDS) : 3;
 const COUNT = Number(process.env.GENV_BENCH_TERRAFORM_COUNT) > 0 ? Number(process.env.GENV_BENCH_TERRAFORM_COUNT) : 50;
@@ -47,12 +47,6 @@ const STEPS = ["apply", "plan", "destroy"] as const;
 type Step = (typeof STEPS)[number];
 const STEP_NAMES: Record<Step, string> = { apply: "apply", plan: "plan (no-op)", destroy: "destroy" };
 type Variant = "ours" | "floor";
-
-/** The ratio of each round (ours against the floor measured beside it), lowest to highest: how far one run's median can be trusted. */
-function roundRatios(ours: readonly number[], floor: readonly number[]): string {
-  const ratios = ours.map((ms, round) => ms / floor[round]).sort((a, b) => a - b);
-  return `rounds ${ratios[0].toFixed(2)}–${ratios[ratios.length - 1].toFixed(2)}x`;
-}
 
 /** The fleet's inputs, as bench/fleet.ts makes them, without the task file each environment adds. */
 async function fleetSources(repoRoot: string): Promise<Array<Record<string, string>>> {
