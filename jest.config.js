@@ -15,7 +15,8 @@ const ALONE = [
 /** @type {import("jest").Config} */
 const common = {
   preset: "ts-jest",
-  testEnvironment: "node",
+  // jest's node environment, recording each file's CPU for scripts/test's summary.
+  testEnvironment: "<rootDir>/test/support/cpu-environment.js",
   setupFiles: ["<rootDir>/test/support/jest-setup.ts"],
   // Every file's time in the report (a file over this many seconds is printed with its time).
   slowTestThreshold: 0,
