@@ -17,11 +17,12 @@
  * (`TF_LOG`), as `unexpected data: <provider>:stderr`. Until Terraform opens the stream, and after
  * it closes it, it goes to the process's own stderr, which go-plugin logs too.
  */
+import { X509Certificate } from "node:crypto";
 import * as path from "node:path";
 import type * as Grpc from "@grpc/grpc-js";
 import type * as ProtoLoader from "@grpc/proto-loader";
 import { singleExecutableAsset } from "../contracts/package-identity";
-import { serverCertificate } from "./certificate";
+import { serverCertificate, type ServerCertificate } from "./certificate";
 import type { Handlers } from "./provider";
 
 const MAGIC_COOKIE_KEY = "TF_PLUGIN_MAGIC_COOKIE";
@@ -136,14 +137,38 @@ export async function serve(load: () => Handlers, env: NodeJS.ProcessEnv = proce
 
   const clientCertificate = env.PLUGIN_CLIENT_CERT;
   const certificate = clientCertificate ? serverCertificate() : undefined;
-  const credentials = certificate
-    ? grpc.ServerCredentials.createSsl(Buffer.from(clientCertificate!), [{ cert_chain: Buffer.from(certificate.certificatePem), private_key: Buffer.from(certificate.privateKeyPem) }], true)
-    : grpc.ServerCredentials.createInsecure();
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync("127.0.0.1:0", credentials, (error, bound) => (error ? reject(error) : resolve(bound))));
+  const port = certificate
+    ? await serveMutualTls(server.createConnectionInjector(grpc.ServerCredentials.createInsecure()), clientCertificate!, certificate)
+    : await new Promise<number>((resolve, reject) => server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))));
   const encoded = certificate ? certificate.certificateDer.toString("base64").replace(/=+$/, "") : "";
   process.stdout.write(`1|${PROTOCOL_VERSION}|tcp|127.0.0.1:${port}|grpc|${encoded}\n`);
   redirectStdio();
   setImmediate(() => (handlers ??= load()));
+}
+
+/**
+ * go-plugin's mutual TLS (its server's tls.Config: RequireAndVerifyClientCert, ClientCAs the one
+ * certificate of PLUGIN_CLIENT_CERT), served by a TLS server that hands gRPC a connection only once its
+ * peer has shown that very certificate: go-plugin's client presents the one it sent, whose key no
+ * other process holds. Not gRPC's own TLS: a TLS context that trusts a CA makes Node.js build its
+ * whole root store first (its bundled roots, and NODE_EXTRA_CA_CERTS' file where set: 20–30 ms of
+ * each of the 3–5 starts of a command), and this one trusts none. Resolves to the port it listens on.
+ */
+async function serveMutualTls(grpc: Grpc.ConnectionInjector, clientCertificatePem: string, certificate: ServerCertificate): Promise<number> {
+  const tls = require("node:tls") as typeof import("node:tls");
+  const terraformsCertificate = new X509Certificate(clientCertificatePem).raw;
+  const tlsServer = tls.createServer(
+    // `ca: []`: no root store; the peer's certificate is compared below, whatever it chains to.
+    { key: certificate.privateKeyPem, cert: certificate.certificatePem, ca: [], requestCert: true, rejectUnauthorized: false, ALPNProtocols: ["h2"], minVersion: "TLSv1.2" },
+    (socket) => {
+      if (socket.getPeerX509Certificate()?.raw.equals(terraformsCertificate)) grpc.injectConnection(socket);
+      else socket.destroy();
+    },
+  );
+  return new Promise<number>((resolve, reject) => {
+    tlsServer.once("error", reject);
+    tlsServer.listen(0, "127.0.0.1", () => resolve((tlsServer.address() as import("node:net").AddressInfo).port));
+  });
 }
 
 /** What starts each line the provider writes into Terraform's log. */
