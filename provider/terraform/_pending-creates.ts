@@ -67,6 +67,38 @@ function serialized<T>(change: () => Promise<T> | T): Promise<T> {
   return next;
 }
 
+/** A change of the record: the record changed, or undefined when it has nothing to change. */
+type Change = (record: PendingRecord) => PendingRecord | undefined;
+
+/** The changes the next write takes, and that write. */
+let batch: { changes: Change[]; written: Promise<void> } | undefined;
+
+/**
+ * `change` applied to the record and written, with every other change asked in the same turn of the
+ * event loop: Terraform's calls come ten at a time, and a plan after an apply settles each of its
+ * resources, which was one write and rename of the record each, on the event loop. Resolves once written.
+ */
+function changeRecord(change: Change): Promise<void> {
+  if (!batch) {
+    const changes: Change[] = [];
+    const written = new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
+      serialized(() => {
+        batch = undefined;
+        let record = read();
+        let changed = false;
+        for (const apply of changes) {
+          const next = apply(record);
+          if (next) [record, changed] = [next, true];
+        }
+        if (changed) write(record);
+      }),
+    );
+    batch = { changes, written };
+  }
+  batch.changes.push(change);
+  return batch.written;
+}
+
 function recordFile(): string {
   return path.resolve(process.env.TF_DATA_DIR ?? ".terraform", "geminienvironments", "pending-creates.json");
 }
@@ -115,11 +147,10 @@ export function specOf(request: CreateEnvironmentRequest): string {
 export function settle(ids: ReadonlyArray<unknown>): Promise<void> {
   const known = new Set(ids.filter((id): id is string => typeof id === "string" && id !== ""));
   if (known.size === 0 || !fs.existsSync(recordFile())) return Promise.resolve();
-  return serialized(() => {
-    const { pending, settled } = read();
+  return changeRecord(({ pending, settled }) => {
     const fresh = [...known].filter((id) => !settled.includes(id));
-    if (fresh.length === 0) return;
-    write({ pending: pending.filter((entry) => entry.id === undefined || !known.has(entry.id)), settled: [...settled, ...fresh] });
+    if (fresh.length === 0) return undefined;
+    return { pending: pending.filter((entry) => entry.id === undefined || !known.has(entry.id)), settled: [...settled, ...fresh] };
   });
 }
 
@@ -137,15 +168,9 @@ export async function createRecorded<Created extends { id: string }>(
   const orphan = await serialized(() => claimOrphan(client, request, spec));
   if (orphan !== undefined) return adopt(orphan);
   const entry: Entry = { spec, started: Date.now(), pid: process.pid };
-  await serialized(() => {
-    const record = read();
-    write({ ...record, pending: [...record.pending, entry] });
-  });
+  await changeRecord((record) => ({ ...record, pending: [...record.pending, entry] }));
   const created = await create();
-  await serialized(() => {
-    const record = read();
-    write({ ...record, pending: record.pending.map((candidate) => (same(candidate, entry) ? { ...candidate, id: created.id } : candidate)) });
-  });
+  await changeRecord((record) => ({ ...record, pending: record.pending.map((candidate) => (same(candidate, entry) ? { ...candidate, id: created.id } : candidate)) }));
   return created;
 }
 
@@ -162,10 +187,7 @@ export async function createCredentialRecorded<Created>(credentialId: string, cr
     return found;
   });
   const entry: Entry = { spec, started: Date.now(), pid: process.pid, id: credentialId };
-  await serialized(() => {
-    const record = read();
-    write({ ...record, pending: [...record.pending, entry] });
-  });
+  await changeRecord((record) => ({ ...record, pending: [...record.pending, entry] }));
   try {
     return await create();
   } catch (error) {
