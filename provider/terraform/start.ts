@@ -25,14 +25,21 @@ export function startTerraformProvider(): void {
 
 /**
  * Loads, before any start, what each start needs and can be kept in a V8 startup snapshot: the
- * protocol's definition with its messages' codecs, and the provider's cores. gRPC and the API's client
- * are left to the start: they open handles (HTTP/2, TLS) that a snapshot cannot hold.
+ * protocol's definition with its messages' codecs, the provider's cores, and gRPC's modules (the
+ * built-in modules they load, HTTP/2's and TLS's, load at the start: plugin/snapshot-builtins). The
+ * API's client is left to the first call that needs it; the calls that need no API are run once (warm-up.ts).
  * @public (required by plugin/single-executable.ts while its snapshot is made, which knip does not follow)
  */
 export function preloadTerraformProvider(): void {
   const provider = require("./provider") as typeof import("./provider");
   provider.loadCores();
   prepareCodecs({ GetProviderSchema: provider.providerSchemaResponse() });
+  require("@grpc/grpc-js");
+  // The snapshot is made once the event loop is empty: after the warm-up's calls.
+  (require("./warm-up") as typeof import("./warm-up")).warmUpCalls().catch((error: unknown) => {
+    console.error("the warm-up of the Terraform provider's calls failed:", error);
+    process.exit(1);
+  });
 }
 
 /**

@@ -10,6 +10,7 @@
  * Between the two forms the table is the schema's (schema.ts): `from_environment` ↔ `fromEnvironment`,
  * null ↔ left out, a JSON-string attribute (`custom_config`) ↔ its object.
  */
+import { startupSnapshot } from "node:v8";
 import type * as MsgpackLibrary from "@msgpack/msgpack";
 import { UNKNOWN } from "../environment/inputs";
 import type { TerraformAttribute } from "./schema";
@@ -58,8 +59,13 @@ export function decodeValue(value: DynamicValue | null | undefined): unknown {
   return null;
 }
 
-/** The msgpack DynamicValue of `value`; `UNKNOWN` anywhere in it is the unknown extension. */
-export function encodeValue(value: unknown): { msgpack: Buffer } {
+/**
+ * The msgpack DynamicValue of `value`; `UNKNOWN` anywhere in it is the unknown extension. While the
+ * single executable's startup snapshot is made (the warm-up's calls, warm-up.ts), where msgpack cannot
+ * be loaded, its JSON, which decodeValue reads as well.
+ */
+export function encodeValue(value: unknown): DynamicValue {
+  if (startupSnapshot.isBuildingSnapshot()) return { json: Buffer.from(JSON.stringify(value)) };
   const { library, codec, unknown } = msgpack();
   const bytes = library.encode(withUnknowns(value, unknown), { extensionCodec: codec, ignoreUndefined: false });
   return { msgpack: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) };

@@ -8,7 +8,7 @@ const environment = terraformSchema().resources.geminienvironments_environment.a
 
 describe("DynamicValue", () => {
   test("an unknown is cty's fixext1 of type 0, both ways", () => {
-    const { msgpack } = encodeValue({ id: UNKNOWN, sources: [{ content: UNKNOWN }], n: 3, nothing: null });
+    const { msgpack } = encodeValue({ id: UNKNOWN, sources: [{ content: UNKNOWN }], n: 3, nothing: null }) as { msgpack: Buffer };
     expect([...msgpack.subarray(msgpack.indexOf(0xd4), msgpack.indexOf(0xd4) + 3)]).toEqual([0xd4, 0, 0]);
     expect(decodeValue({ msgpack })).toEqual({ id: UNKNOWN, sources: [{ content: UNKNOWN }], n: 3, nothing: null });
   });
