@@ -58,45 +58,52 @@ const SETTLED_KEPT = 1000;
 /** How far before an entry's start an environment's `created` may be (whole seconds, another clock). */
 const CLOCK_SKEW_MS = 5_000;
 
-/** One change of the record at a time within the process (creates run side by side); Terraform's state lock keeps other runs out. */
+/** One orphan claimed at a time within the process (creates run side by side); Terraform's state lock keeps other runs out. */
 let queue: Promise<unknown> = Promise.resolve();
 
-function serialized<T>(change: () => Promise<T> | T): Promise<T> {
-  const next = queue.then(change, change);
+function serialized<T>(claim: () => Promise<T> | T): Promise<T> {
+  const next = queue.then(claim, claim);
   queue = next.catch(() => undefined);
   return next;
 }
 
-/** A change of the record: the record changed, or undefined when it has nothing to change. */
-type Change = (record: PendingRecord) => PendingRecord | undefined;
-
-/** The changes the next write takes, and that write. */
-let batch: { changes: Change[]; written: Promise<void> } | undefined;
-
 /**
- * `change` applied to the record and written, with every other change asked in the same turn of the
- * event loop: Terraform's calls come ten at a time, and a plan after an apply settles each of its
- * resources, which was one write and rename of the record each, on the event loop. Resolves once written.
+ * The record as this process has it: read from disk at its first use, then changed here. A change
+ * that must be on disk before a request goes out (an entry, before its create) is written at once,
+ * with every other change asked in the same turn of the event loop (creates come ten at a time); the
+ * others (ids settled, a create's id) are written with the next such write, or as the process exits.
+ * A plan after an apply settles each of its resources: that was a write and a rename of the record
+ * each, on the event loop. Should the process die before its exit, what it did not write is found
+ * again: the next run's refresh settles the same ids, and an entry without its id is looked up by its spec.
  */
-function changeRecord(change: Change): Promise<void> {
-  if (!batch) {
-    const changes: Change[] = [];
-    const written = new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
-      serialized(() => {
-        batch = undefined;
-        let record = read();
-        let changed = false;
-        for (const apply of changes) {
-          const next = apply(record);
-          if (next) [record, changed] = [next, true];
-        }
-        if (changed) write(record);
-      }),
-    );
-    batch = { changes, written };
-  }
-  batch.changes.push(change);
-  return batch.written;
+let record: PendingRecord | undefined;
+let unwritten = false;
+let durableWrite: Promise<void> | undefined;
+
+function current(): PendingRecord {
+  return (record ??= read());
+}
+
+/** `next` as the record: on disk at the next durable change, or at exit. */
+function update(next: PendingRecord): void {
+  record = next;
+  if (unwritten) return;
+  unwritten = true;
+  process.once("exit", writeUnwritten);
+}
+
+function writeUnwritten(): void {
+  if (!unwritten || !record) return;
+  unwritten = false;
+  write(record);
+}
+
+/** The record on disk, with every change asked until the end of this turn of the event loop. */
+function writeSoon(): Promise<void> {
+  return (durableWrite ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+    durableWrite = undefined;
+    writeUnwritten();
+  }));
 }
 
 function recordFile(): string {
@@ -146,12 +153,11 @@ export function specOf(request: CreateEnvironmentRequest): string {
 /** Ids found in a state: their creates are recorded by Terraform, no longer pending. */
 export function settle(ids: ReadonlyArray<unknown>): Promise<void> {
   const known = new Set(ids.filter((id): id is string => typeof id === "string" && id !== ""));
-  if (known.size === 0 || !fs.existsSync(recordFile())) return Promise.resolve();
-  return changeRecord(({ pending, settled }) => {
-    const fresh = [...known].filter((id) => !settled.includes(id));
-    if (fresh.length === 0) return undefined;
-    return { pending: pending.filter((entry) => entry.id === undefined || !known.has(entry.id)), settled: [...settled, ...fresh] };
-  });
+  if (known.size === 0 || (record === undefined && !fs.existsSync(recordFile()))) return Promise.resolve();
+  const { pending, settled } = current();
+  const fresh = [...known].filter((id) => !settled.includes(id));
+  if (pending.length > 0 && fresh.length > 0) update({ pending: pending.filter((entry) => entry.id === undefined || !known.has(entry.id)), settled: [...settled, ...fresh] });
+  return Promise.resolve();
 }
 
 /**
@@ -168,9 +174,10 @@ export async function createRecorded<Created extends { id: string }>(
   const orphan = await serialized(() => claimOrphan(client, request, spec));
   if (orphan !== undefined) return adopt(orphan);
   const entry: Entry = { spec, started: Date.now(), pid: process.pid };
-  await changeRecord((record) => ({ ...record, pending: [...record.pending, entry] }));
+  update({ ...current(), pending: [...current().pending, entry] });
+  await writeSoon();
   const created = await create();
-  await changeRecord((record) => ({ ...record, pending: record.pending.map((candidate) => (same(candidate, entry) ? { ...candidate, id: created.id } : candidate)) }));
+  update({ ...current(), pending: current().pending.map((candidate) => (same(candidate, entry) ? { ...candidate, id: created.id } : candidate)) });
   return created;
 }
 
@@ -180,14 +187,11 @@ export async function createRecorded<Created extends { id: string }>(
  */
 export async function createCredentialRecorded<Created>(credentialId: string, create: () => Promise<Created>, adopt: () => Promise<Created>): Promise<Created> {
   const spec = `credential:${credentialId}`;
-  const orphan = await serialized(() => {
-    const record = read();
-    const found = record.pending.find((entry) => entry.spec === spec && !alive(entry.pid));
-    if (found) write({ ...record, pending: record.pending.filter((entry) => !same(entry, found)) });
-    return found;
-  });
+  const orphan = current().pending.find((entry) => entry.spec === spec && !alive(entry.pid));
+  if (orphan) update({ ...current(), pending: current().pending.filter((entry) => !same(entry, orphan)) });
   const entry: Entry = { spec, started: Date.now(), pid: process.pid, id: credentialId };
-  await changeRecord((record) => ({ ...record, pending: [...record.pending, entry] }));
+  update({ ...current(), pending: [...current().pending, entry] });
+  await writeSoon();
   try {
     return await create();
   } catch (error) {
@@ -198,10 +202,10 @@ export async function createCredentialRecorded<Created>(credentialId: string, cr
 
 /** The environment a killed run made of `spec`, taken out of the record; undefined when there is none to adopt. */
 async function claimOrphan(client: EnvironmentsClient, request: CreateEnvironmentRequest, spec: string): Promise<string | undefined> {
-  const orphans = read().pending.filter((entry) => entry.spec === spec && !alive(entry.pid));
+  const orphans = current().pending.filter((entry) => entry.spec === spec && !alive(entry.pid));
   for (const entry of orphans) {
-    const record = read();
-    write({ ...record, pending: record.pending.filter((candidate) => !same(candidate, entry)) });
+    const record = current();
+    update({ ...record, pending: record.pending.filter((candidate) => !same(candidate, entry)) });
     // Not an environment a state holds, another entry made, or this process took already.
     const recorded = new Set([...record.settled, ...record.pending.map((candidate) => candidate.id), ...taken]);
     const ids =
