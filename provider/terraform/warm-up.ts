@@ -3,7 +3,9 @@
  * is made (start.ts): V8 compiles a function at its first call, so what a call runs (msgpack, the
  * cores' checks and diffs, the hooks linter, the network matcher) is then in the snapshot compiled,
  * not compiled again by the first calls of each of Terraform's 3-5 starts a command. It leaves nothing
- * behind: no provider configuration (ConfigureProvider is not called), no record, no request.
+ * behind: no provider configuration (ConfigureProvider is not called), no request, and nothing of a
+ * killed apply's record (its states have no id, so a plan settles none: the record is never read
+ * into the snapshot, whatever the directory it is made in holds).
  */
 import { terraformProvider } from "./provider";
 import { terraformSchema } from "./schema";
@@ -38,7 +40,7 @@ export async function warmUpCalls(): Promise<void> {
     network: { allowlist: [{ domain: "api.example.com" }] },
   };
   const config = environment(declared);
-  const prior = environment({ ...declared, id: "env_0", status: "active", created: "2026-01-01T00:00:00Z", updated: "2026-01-01T00:00:00Z", lastAccessed: "2026-01-01T00:00:00Z", fileCount: 3, sizeBytes: 1 });
+  const prior = environment({ ...declared, id: "", status: "active", created: "2026-01-01T00:00:00Z", updated: "2026-01-01T00:00:00Z", lastAccessed: "2026-01-01T00:00:00Z", fileCount: 3, sizeBytes: 1 });
   const edited: TerraformObject = { ...prior, sources: [...(prior.sources as TerraformObject[]).slice(0, 2), { ...(prior.sources as TerraformObject[])[2], content: "edited\n" }] };
   const capabilities = { write_only_attributes_allowed: true };
 
