@@ -79,6 +79,7 @@ function serialized<T>(claim: () => Promise<T> | T): Promise<T> {
 let record: PendingRecord | undefined;
 let unwritten = false;
 let durableWrite: Promise<void> | undefined;
+let writtenAtExit = false;
 
 function current(): PendingRecord {
   return (record ??= read());
@@ -87,8 +88,9 @@ function current(): PendingRecord {
 /** `next` as the record: on disk at the next durable change, or at exit. */
 function update(next: PendingRecord): void {
   record = next;
-  if (unwritten) return;
   unwritten = true;
+  if (writtenAtExit) return;
+  writtenAtExit = true;
   process.once("exit", writeUnwritten);
 }
 
@@ -151,13 +153,12 @@ export function specOf(request: CreateEnvironmentRequest): string {
 }
 
 /** Ids found in a state: their creates are recorded by Terraform, no longer pending. */
-export function settle(ids: ReadonlyArray<unknown>): Promise<void> {
+export function settle(ids: ReadonlyArray<unknown>): void {
   const known = new Set(ids.filter((id): id is string => typeof id === "string" && id !== ""));
-  if (known.size === 0 || (record === undefined && !fs.existsSync(recordFile()))) return Promise.resolve();
+  if (known.size === 0 || (record === undefined && !fs.existsSync(recordFile()))) return;
   const { pending, settled } = current();
   const fresh = [...known].filter((id) => !settled.includes(id));
   if (pending.length > 0 && fresh.length > 0) update({ pending: pending.filter((entry) => entry.id === undefined || !known.has(entry.id)), settled: [...settled, ...fresh] });
-  return Promise.resolve();
 }
 
 /**

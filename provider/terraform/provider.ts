@@ -190,7 +190,7 @@ export function terraformProvider(): Handlers {
       const type = resourceType(type_name as string);
       const current = decodeValue(current_state as DynamicValue) as TerraformObject | null;
       if (current === null) return { new_state: current_state, diagnostics: [], private: privateState };
-      await settle([current.id]);
+      settle([current.id]);
       const result = await type.core().read(providerClient(), String(current.id), coreValue(type.block.attributes, current));
       // Gone (deleted outside Terraform): a null state, which Terraform removes and plans to create again.
       if (!result) return { new_state: encodeValue(null), diagnostics: [], private: privateState };
@@ -211,7 +211,7 @@ export function terraformProvider(): Handlers {
         ...(prior !== null && state !== null && { planned_identity: identityData(type, prior) }),
         diagnostics: [],
       });
-      await settle([prior?.id]);
+      settle([prior?.id]);
       if (proposedState === null) return planned(null); // destroy
       // A write-only value is checked, but planned as null: neither plan nor state holds it.
       const proposed = withoutWriteOnly(type.block, proposedState, configured);
