@@ -37,10 +37,13 @@ export async function providerSchemaOfSources(): Promise<ProviderSchema> {
   return method.responseDeserialize(method.responseSerialize(await terraformProvider().GetProviderSchema!({}))) as ProviderSchema;
 }
 
-/** GetProviderSchema of the provider serving on `port`. */
-export async function getProviderSchema(port: number, timeoutMs = 60_000): Promise<ProviderSchema> {
+/**
+ * GetProviderSchema of the provider serving on `port`: plain gRPC, or over TLS with `credentials`
+ * (the provider's certificate is for `localhost`, as go-plugin's are).
+ */
+export async function getProviderSchema(port: number, timeoutMs = 60_000, credentials = grpc.credentials.createInsecure()): Promise<ProviderSchema> {
   const { tfplugin6 } = grpc.loadPackageDefinition(protocol()) as unknown as { tfplugin6: { Provider: grpc.ServiceClientConstructor } };
-  const client = new tfplugin6.Provider(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+  const client = new tfplugin6.Provider(`127.0.0.1:${port}`, credentials, { "grpc.ssl_target_name_override": "localhost" });
   try {
     return await new Promise<ProviderSchema>((resolve, reject) =>
       (client as unknown as Record<string, (request: object, options: grpc.CallOptions, callback: (error: grpc.ServiceError | null, response: ProviderSchema) => void) => void>).GetProviderSchema(

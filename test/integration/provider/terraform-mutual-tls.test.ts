@@ -6,9 +6,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { X509Certificate } from "node:crypto";
 import * as path from "node:path";
 import * as grpc from "@grpc/grpc-js";
-import * as protoLoader from "@grpc/proto-loader";
 import { serverCertificate, type ServerCertificate } from "../../../provider/terraform/certificate";
-import { TERRAFORM_PLUGIN_ENV } from "../../support/terraform-client";
+import { getProviderSchema, TERRAFORM_PLUGIN_ENV } from "../../support/terraform-client";
 
 const repoRoot = path.resolve(__dirname, "..", "..", "..");
 const terraform = serverCertificate();
@@ -41,33 +40,19 @@ afterAll(() => {
 });
 
 /** GetProviderSchema over TLS, trusting the provider's certificate, presenting `client` (or no certificate). */
-function getProviderSchema(client: ServerCertificate | undefined): Promise<{ resource_schemas: Record<string, unknown> }> {
-  const definition = protoLoader.loadSync(path.join(repoRoot, "provider", "terraform", "tfplugin6.proto"), { keepCase: true, longs: Number, enums: String, defaults: true, oneofs: true });
-  const { tfplugin6 } = grpc.loadPackageDefinition(definition) as unknown as { tfplugin6: { Provider: grpc.ServiceClientConstructor } };
-  const credentials = grpc.credentials.createSsl(Buffer.from(providerCertificatePem), client && Buffer.from(client.privateKeyPem), client && Buffer.from(client.certificatePem));
-  const stub = new tfplugin6.Provider(`127.0.0.1:${port}`, credentials, { "grpc.ssl_target_name_override": "localhost" });
-  return new Promise((resolve, reject) =>
-    (stub as unknown as Record<string, (request: object, options: grpc.CallOptions, callback: (error: grpc.ServiceError | null, response: { resource_schemas: Record<string, unknown> }) => void) => void>).GetProviderSchema(
-      {},
-      { deadline: Date.now() + 10_000 },
-      (error, response) => {
-        stub.close();
-        if (error) reject(error);
-        else resolve(response);
-      },
-    ),
-  );
+function getProviderSchemaAs(client: ServerCertificate | undefined) {
+  return getProviderSchema(port, 10_000, grpc.credentials.createSsl(Buffer.from(providerCertificatePem), client && Buffer.from(client.privateKeyPem), client && Buffer.from(client.certificatePem)));
 }
 
 test("Terraform's certificate gets its calls answered", async () => {
-  const schema = await getProviderSchema(terraform);
+  const schema = await getProviderSchemaAs(terraform);
   expect(Object.keys(schema.resource_schemas)).toContain("geminienvironments_environment");
 });
 
 test("attack: another process's certificate is refused before any call reaches the provider", async () => {
-  await expect(getProviderSchema(serverCertificate())).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
+  await expect(getProviderSchemaAs(serverCertificate())).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
 });
 
 test("attack: a client that shows no certificate is refused", async () => {
-  await expect(getProviderSchema(undefined)).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
+  await expect(getProviderSchemaAs(undefined)).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
 });
