@@ -35,7 +35,8 @@
  * construct, serialization), so that a regression names its phase.
  *
  * Then, with `--sizes 50,300,1000`, the same steps at each size after the first (the base, where all of
- * the above runs) for the floor and the plugin only: per resource against the floor at that size, and
+ * the above runs) for the floor and the plugin only (and the outputs floor when chosen: the plugin against
+ * it at each size too): per resource against the floor at that size, and
  * the plugin's growth from the size before against the floor's (the engine's growth is not ours to
  * remove; from the base, at 50, the processes' start-up would dominate). Each size's rows are printed as
  * soon as it is measured. Its rows against the floor give, beside the median, the lowest and highest
@@ -61,7 +62,7 @@ import { execFileAsync, median, roundRatios, startupMs, wallAndCpuMs, type Compa
 
 /**
  * The fleet's sizes (`npm run bench fleet -- --sizes 50,300,1000`): every variant at the first, the
- * base; at each other, the floor and the plugin only, their rows per resource and their growth
+ * base; at each other, the floor and the plugin only (GROWN_VARIANTS), their rows per resource and their growth
  * against the base's.
  */
 export const DEFAULT_FLEET_SIZES = [50];
@@ -73,15 +74,19 @@ const PLUGIN_CPU_ROUNDS = 3;
 const ENGINE_PARALLEL = Number(process.env.PULUMI_PARALLEL) > 0 ? Number(process.env.PULUMI_PARALLEL) : 4 * (Number(process.env.GOMAXPROCS) || os.availableParallelism());
 
 type Variant = "plugin" | "dynamic" | "floor" | "outputs" | "stubbed" | "yaml" | "python" | "component" | "remote";
-/** The variants measured at every size of `--sizes`, not at the base only. */
-const GROWN_VARIANTS = ["floor", "plugin"] as const;
-type GrownVariant = (typeof GROWN_VARIANTS)[number];
+type GrownVariant = "floor" | "plugin" | "outputs";
 const ALL_VARIANTS: Variant[] = ["floor", "outputs", "plugin", "dynamic", "stubbed", "yaml", "python", "component", "remote"];
 /**
  * GENV_BENCH_FLEET_VARIANTS=outputs,stubbed (say) runs those and the two every measure needs, floor
  * and plugin: a quicker run while working on one comparison. The rows of the others are left out.
  */
 const VARIANTS = variantsToRun(process.env.GENV_BENCH_FLEET_VARIANTS);
+/**
+ * The variants measured at every size of `--sizes`, not at the base only: the floor and the plugin,
+ * and the outputs floor when chosen, so that the plugin at 1,000 compares with what any provider
+ * returning an environment's outputs costs the engine there.
+ */
+const GROWN_VARIANTS: GrownVariant[] = VARIANTS.includes("outputs") ? ["floor", "plugin", "outputs"] : ["floor", "plugin"];
 const ENVIRONMENT_OUTPUT_NAMES = Object.keys(ENVIRONMENT_COMPUTED);
 /** What an environment's create returns beyond its id (the plugin returns its computed outputs only). */
 const ENVIRONMENT_OUTPUTS = { status: "active", created: "2026-12-01T00:00:00Z", updated: "2026-12-01T00:00:00Z", lastAccessed: "2026-12-01T00:00:00Z", fileCount: 3, sizeBytes: 1800 };
@@ -389,18 +394,18 @@ export async function benchFleet({ sizes = DEFAULT_FLEET_SIZES, userOptions = fa
       }
     }
 
-    // The other sizes: the floor and the plugin only, alternating round by round.
+    // The other sizes: GROWN_VARIANTS only, alternating round by round.
     const grown = new Map<number, Record<GrownVariant, { wall: Record<Step, number[]>; cpu: Record<Step, number[]> }>>();
     /** A variant's measures of a step at `size`, round by round. */
     const roundsAt = (size: number, variant: GrownVariant, kind: "wall" | "cpu", step: Step) => (size === count ? (kind === "wall" ? times : cpu)[variant][step] : grown.get(size)![variant][kind][step]);
     /** What a resource costs in a fleet of `size`: per resource, so that sizes compare. */
     const perResourceAt = (size: number, variant: GrownVariant, kind: "wall" | "cpu", step: Step) => median(roundsAt(size, variant, kind, step)) / size;
-    const spreadAt = (size: number, kind: "wall" | "cpu", step: Step) => roundRatios(roundsAt(size, "plugin", kind, step), roundsAt(size, "floor", kind, step));
+    const spreadAt = (size: number, kind: "wall" | "cpu", step: Step, baseline: GrownVariant = "floor") => roundRatios(roundsAt(size, "plugin", kind, step), roundsAt(size, baseline, kind, step));
     const sizeColumns = STEPS.flatMap((step) => GROWN_VARIANTS.map((variant) => `${variant} ${step}`));
     const sizeLine = (size: number) =>
       `    ${String(size).padEnd(6)}${STEPS.flatMap((step) => GROWN_VARIANTS.map((variant) => `${perResourceAt(size, variant, "wall", step).toFixed(1)} / ${perResourceAt(size, variant, "cpu", step).toFixed(1)}`.padStart(17))).join("")}`;
     for (const size of sizes.slice(1)) {
-      const measures = { floor: { wall: perStep(), cpu: perStep() }, plugin: { wall: perStep(), cpu: perStep() } };
+      const measures = Object.fromEntries(GROWN_VARIANTS.map((variant) => [variant, { wall: perStep(), cpu: perStep() }])) as Record<GrownVariant, { wall: Record<Step, number[]>; cpu: Record<Step, number[]> }>;
       grown.set(size, measures);
       for (const variant of GROWN_VARIANTS) await setCount(variant, size);
       for (let round = 0; round < ROUNDS; round++) {
@@ -437,7 +442,7 @@ export async function benchFleet({ sizes = DEFAULT_FLEET_SIZES, userOptions = fa
       log(`    ${`${fleet === "guarded" ? "remote component" : "plugin"} ${step}`.padEnd(30)}${parts.join(", ")}`);
     }
     if (grown.size > 0) {
-      log(`  how cost grows: ms per resource, wall / CPU (medians; at ${count} of the rounds above, at ${[...grown.keys()].join(" and ")} of ${ROUNDS} rounds of the floor and the plugin alone)`);
+      log(`  how cost grows: ms per resource, wall / CPU (medians; at ${count} of the rounds above, at ${[...grown.keys()].join(" and ")} of ${ROUNDS} rounds of ${GROWN_VARIANTS.join(", ")} alone)`);
       log(`    ${"size".padEnd(6)}${sizeColumns.map((column) => column.padStart(17)).join("")}`);
       for (const size of sizes) log(sizeLine(size));
     }
@@ -445,14 +450,21 @@ export async function benchFleet({ sizes = DEFAULT_FLEET_SIZES, userOptions = fa
     const growthRows = [...grown.keys()].flatMap((size) =>
       STEPS.flatMap((step) => {
         const previous = sizes[sizes.indexOf(size) - 1];
-        const [floorGrowth, pluginGrowth] = GROWN_VARIANTS.map((variant) => perResourceAt(size, variant, "cpu", step) / perResourceAt(previous, variant, "cpu", step));
-        const [floorWallGrowth, pluginWallGrowth] = GROWN_VARIANTS.map((variant) => perResourceAt(size, variant, "wall", step) / perResourceAt(previous, variant, "wall", step));
+        const [floorGrowth, pluginGrowth] = (["floor", "plugin"] as const).map((variant) => perResourceAt(size, variant, "cpu", step) / perResourceAt(previous, variant, "cpu", step));
+        const [floorWallGrowth, pluginWallGrowth] = (["floor", "plugin"] as const).map((variant) => perResourceAt(size, variant, "wall", step) / perResourceAt(previous, variant, "wall", step));
         return [
           // In wall time, the API's work included, which the CPU rows leave out (genv serve is not the
           // command's child): a destroy of 1,000 whose deletes held the emulator up grew only here.
           row(`wall per resource, pulumi ${STEP_NAMES[step]}, plugin, ${size} vs ${previous}`, perResourceAt(size, "plugin", "wall", step), `plugin at ${previous}`, perResourceAt(previous, "plugin", "wall", step), Math.round(floorWallGrowth * 1.05 * 100) / 100, `the floor grew ${floorWallGrowth.toFixed(2)}x; the plugin ${(pluginWallGrowth / floorWallGrowth).toFixed(2)}x the floor's growth`),
           row(`pulumi ${STEP_NAMES[step]} of ${size}, plugin, per resource`, perResourceAt(size, "plugin", "wall", step), "floor, per resource", perResourceAt(size, "floor", "wall", step), 1.05, spreadAt(size, "wall", step)),
           row(`CPU of pulumi ${STEP_NAMES[step]} of ${size}, plugin, per resource`, perResourceAt(size, "plugin", "cpu", step), "floor, per resource", perResourceAt(size, "floor", "cpu", step), 1.05, spreadAt(size, "cpu", step)),
+          // What the plugin adds beyond the engine's cost of an environment's outputs at this size.
+          ...(GROWN_VARIANTS.includes("outputs")
+            ? [
+                row(`pulumi ${STEP_NAMES[step]} of ${size}, plugin, per resource`, perResourceAt(size, "plugin", "wall", step), "outputs floor, per resource", perResourceAt(size, "outputs", "wall", step), 1.05, spreadAt(size, "wall", step, "outputs")),
+                row(`CPU of pulumi ${STEP_NAMES[step]} of ${size}, plugin, per resource`, perResourceAt(size, "plugin", "cpu", step), "outputs floor, per resource", perResourceAt(size, "outputs", "cpu", step), 1.05, spreadAt(size, "cpu", step, "outputs")),
+              ]
+            : []),
           // The plugin's growth against the floor's, within 5 %: the engine's own growth is not the provider's to remove.
           row(`CPU per resource, pulumi ${STEP_NAMES[step]}, plugin, ${size} vs ${previous}`, perResourceAt(size, "plugin", "cpu", step), `plugin at ${previous}`, perResourceAt(previous, "plugin", "cpu", step), Math.round(floorGrowth * 1.05 * 100) / 100, `the floor grew ${floorGrowth.toFixed(2)}x; the plugin ${(pluginGrowth / floorGrowth).toFixed(2)}x the floor's growth`),
         ];
