@@ -79,7 +79,7 @@ function serialized<T>(claim: () => Promise<T> | T): Promise<T> {
 let record: PendingRecord | undefined;
 let unwritten = false;
 let durableWrite: Promise<void> | undefined;
-let writtenAtExit = false;
+let exitWriteRegistered = false;
 
 function current(): PendingRecord {
   return (record ??= read());
@@ -89,8 +89,8 @@ function current(): PendingRecord {
 function update(next: PendingRecord): void {
   record = next;
   unwritten = true;
-  if (writtenAtExit) return;
-  writtenAtExit = true;
+  if (exitWriteRegistered) return;
+  exitWriteRegistered = true;
   process.once("exit", writeUnwritten);
 }
 
