@@ -87,6 +87,9 @@ const VARIANTS = variantsToRun(process.env.GENV_BENCH_FLEET_VARIANTS);
  * returning an environment's outputs costs the engine there.
  */
 const GROWN_VARIANTS: GrownVariant[] = VARIANTS.includes("outputs") ? ["floor", "plugin", "outputs"] : ["floor", "plugin"];
+/** What the plugin is compared with at each size, and how the rows name it. */
+const GROWN_BASELINES = ["floor", "outputs"] as const;
+const BASELINE_NAMES: Record<(typeof GROWN_BASELINES)[number], string> = { floor: "floor", outputs: "outputs floor" };
 const ENVIRONMENT_OUTPUT_NAMES = Object.keys(ENVIRONMENT_COMPUTED);
 /** What an environment's create returns beyond its id (the plugin returns its computed outputs only). */
 const ENVIRONMENT_OUTPUTS = { status: "active", created: "2026-12-01T00:00:00Z", updated: "2026-12-01T00:00:00Z", lastAccessed: "2026-12-01T00:00:00Z", fileCount: 3, sizeBytes: 1800 };
@@ -400,7 +403,7 @@ export async function benchFleet({ sizes = DEFAULT_FLEET_SIZES, userOptions = fa
     const roundsAt = (size: number, variant: GrownVariant, kind: "wall" | "cpu", step: Step) => (size === count ? (kind === "wall" ? times : cpu)[variant][step] : grown.get(size)![variant][kind][step]);
     /** What a resource costs in a fleet of `size`: per resource, so that sizes compare. */
     const perResourceAt = (size: number, variant: GrownVariant, kind: "wall" | "cpu", step: Step) => median(roundsAt(size, variant, kind, step)) / size;
-    const spreadAt = (size: number, kind: "wall" | "cpu", step: Step, baseline: GrownVariant = "floor") => roundRatios(roundsAt(size, "plugin", kind, step), roundsAt(size, baseline, kind, step));
+    const spreadAt = (size: number, kind: "wall" | "cpu", step: Step, baseline: GrownVariant) => roundRatios(roundsAt(size, "plugin", kind, step), roundsAt(size, baseline, kind, step));
     const sizeColumns = STEPS.flatMap((step) => GROWN_VARIANTS.map((variant) => `${variant} ${step}`));
     const sizeLine = (size: number) =>
       `    ${String(size).padEnd(6)}${STEPS.flatMap((step) => GROWN_VARIANTS.map((variant) => `${perResourceAt(size, variant, "wall", step).toFixed(1)} / ${perResourceAt(size, variant, "cpu", step).toFixed(1)}`.padStart(17))).join("")}`;
@@ -456,15 +459,11 @@ export async function benchFleet({ sizes = DEFAULT_FLEET_SIZES, userOptions = fa
           // In wall time, the API's work included, which the CPU rows leave out (genv serve is not the
           // command's child): a destroy of 1,000 whose deletes held the emulator up grew only here.
           row(`wall per resource, pulumi ${STEP_NAMES[step]}, plugin, ${size} vs ${previous}`, perResourceAt(size, "plugin", "wall", step), `plugin at ${previous}`, perResourceAt(previous, "plugin", "wall", step), Math.round(floorWallGrowth * 1.05 * 100) / 100, `the floor grew ${floorWallGrowth.toFixed(2)}x; the plugin ${(pluginWallGrowth / floorWallGrowth).toFixed(2)}x the floor's growth`),
-          row(`pulumi ${STEP_NAMES[step]} of ${size}, plugin, per resource`, perResourceAt(size, "plugin", "wall", step), "floor, per resource", perResourceAt(size, "floor", "wall", step), 1.05, spreadAt(size, "wall", step)),
-          row(`CPU of pulumi ${STEP_NAMES[step]} of ${size}, plugin, per resource`, perResourceAt(size, "plugin", "cpu", step), "floor, per resource", perResourceAt(size, "floor", "cpu", step), 1.05, spreadAt(size, "cpu", step)),
-          // What the plugin adds beyond the engine's cost of an environment's outputs at this size.
-          ...(GROWN_VARIANTS.includes("outputs")
-            ? [
-                row(`pulumi ${STEP_NAMES[step]} of ${size}, plugin, per resource`, perResourceAt(size, "plugin", "wall", step), "outputs floor, per resource", perResourceAt(size, "outputs", "wall", step), 1.05, spreadAt(size, "wall", step, "outputs")),
-                row(`CPU of pulumi ${STEP_NAMES[step]} of ${size}, plugin, per resource`, perResourceAt(size, "plugin", "cpu", step), "outputs floor, per resource", perResourceAt(size, "outputs", "cpu", step), 1.05, spreadAt(size, "cpu", step, "outputs")),
-              ]
-            : []),
+          // Against the floor, and against the outputs floor when measured: what the plugin adds beyond the engine's cost of an environment's outputs.
+          ...GROWN_BASELINES.filter((baseline) => GROWN_VARIANTS.includes(baseline)).flatMap((baseline) => [
+            row(`pulumi ${STEP_NAMES[step]} of ${size}, plugin, per resource`, perResourceAt(size, "plugin", "wall", step), `${BASELINE_NAMES[baseline]}, per resource`, perResourceAt(size, baseline, "wall", step), 1.05, spreadAt(size, "wall", step, baseline)),
+            row(`CPU of pulumi ${STEP_NAMES[step]} of ${size}, plugin, per resource`, perResourceAt(size, "plugin", "cpu", step), `${BASELINE_NAMES[baseline]}, per resource`, perResourceAt(size, baseline, "cpu", step), 1.05, spreadAt(size, "cpu", step, baseline)),
+          ]),
           // The plugin's growth against the floor's, within 5 %: the engine's own growth is not the provider's to remove.
           row(`CPU per resource, pulumi ${STEP_NAMES[step]}, plugin, ${size} vs ${previous}`, perResourceAt(size, "plugin", "cpu", step), `plugin at ${previous}`, perResourceAt(previous, "plugin", "cpu", step), Math.round(floorGrowth * 1.05 * 100) / 100, `the floor grew ${floorGrowth.toFixed(2)}x; the plugin ${(pluginGrowth / floorGrowth).toFixed(2)}x the floor's growth`),
         ];
